@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: GPL-2.0
+# hugetmpfs: build the patched kernel, the module, the guest image and tests;
+# boot the guest (make run) or run the test suite in it (make check).
+
+CACHE ?= $(or $(HUGETMPFS_CACHE),/var/cache/hugetmpfs)
+export HUGETMPFS_CACHE := $(CACHE)
+BUILD := $(CURDIR)/build
+
+KDIR = $(shell scripts/build-kernel.sh --path debug 2>/dev/null)
+ROOTFS = $(shell rootfs/build-rootfs.sh --path 2>/dev/null)
+MODULE := hugetmpfs/hugetmpfs.ko
+TEST_SRCS := $(wildcard tests/*.c)
+TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
+TEST_CFLAGS := -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -Iinclude/uapi
+
+.PHONY: all deps kernel rootfs module tests run check checkpatch sparse \
+	clean distclean help
+
+all: module rootfs tests
+
+help:
+	@sed -n 's/^## //p' README.md 2>/dev/null || true
+
+deps:
+	@scripts/install-deps.sh
+
+# The kernel and rootfs scripts are no-ops when their cache is current.
+kernel: deps
+	@scripts/build-kernel.sh debug >/dev/null
+
+rootfs: deps
+	@rootfs/build-rootfs.sh >/dev/null
+
+module: kernel
+	@$(MAKE) -s -C "$(KDIR)" M=$(CURDIR)/hugetmpfs modules
+
+tests: deps $(TEST_BINS)
+
+$(BUILD)/tests/%: tests/%.c tests/tap.h include/uapi/linux/hugetmpfs.h
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -o $@ $<
+
+# make run [CMD='shell command'] [SHARE=/host/dir]
+run: all
+	@scripts/qemu-run.sh --kernel "$(KDIR)/arch/x86/boot/bzImage" \
+		--rootfs "$(ROOTFS)" \
+		--module $(MODULE) --timeout 0 \
+		$(if $(SHARE),--share "$(SHARE)") $(if $(CMD),--cmd "$$CMD")
+
+# make check [T='glob of test names']
+check: all
+	@scripts/check.sh --kernel "$(KDIR)/arch/x86/boot/bzImage" \
+		--rootfs "$(ROOTFS)" \
+		--module $(MODULE) --tests $(BUILD)/tests
+
+checkpatch: kernel
+	@perl "$(KDIR)/scripts/checkpatch.pl" --strict --no-tree -q \
+		--ignore SPDX_LICENSE_TAG -f hugetmpfs/*.[ch] include/uapi/linux/*.h
+
+sparse: kernel
+	@$(MAKE) -s -C "$(KDIR)" M=$(CURDIR)/hugetmpfs C=2 modules
+
+clean:
+	@if [ -n "$(KDIR)" ] && [ -d "$(KDIR)" ]; then \
+		$(MAKE) -s -C "$(KDIR)" M=$(CURDIR)/hugetmpfs clean; fi
+	rm -rf $(BUILD)
+
+distclean: clean
+	rm -rf "$(CACHE)"

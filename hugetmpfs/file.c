@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hugetmpfs file data: the page cache holds it, and nothing else does. A
+ * folio is created zeroed or fully written, marked uptodate and dirty, and
+ * stays so until truncation frees it. Folios may be of any order.
+ */
+#include <linux/pagemap.h>
+#include <linux/uio.h>
+#include <linux/fs.h>
+#include <linux/huge_mm.h>
+
+#include "internal.h"
+
+/* Called only for folios the page cache made to fill a hole. */
+static int htmpfs_read_folio(struct file *file, struct folio *folio)
+{
+	folio_zero_range(folio, 0, folio_size(folio));
+	folio_mark_uptodate(folio);
+	folio_mark_dirty(folio);
+	folio_unlock(folio);
+	return 0;
+}
+
+static int htmpfs_write_begin(struct file *file, struct address_space *mapping,
+			      loff_t pos, unsigned int len,
+			      struct folio **foliop, void **fsdata)
+{
+	struct folio *folio;
+	size_t from;
+
+	folio = __filemap_get_folio(mapping, pos >> PAGE_SHIFT,
+				    FGP_WRITEBEGIN | fgf_set_order(len),
+				    mapping_gfp_mask(mapping));
+	if (IS_ERR(folio))
+		return PTR_ERR(folio);
+
+	if (!folio_test_uptodate(folio)) {
+		/* New folio: what this write does not cover must read as 0. */
+		from = offset_in_folio(folio, pos);
+		folio_zero_segments(folio, 0, from, from + len,
+				    folio_size(folio));
+	}
+	*foliop = folio;
+	return 0;
+}
+
+static int htmpfs_write_end(struct file *file, struct address_space *mapping,
+			    loff_t pos, unsigned int len, unsigned int copied,
+			    struct folio *folio, void *fsdata)
+{
+	struct inode *inode = mapping->host;
+
+	if (!folio_test_uptodate(folio)) {
+		/* A short copy left part of the new folio unwritten. */
+		if (copied < len)
+			folio_zero_range(folio, offset_in_folio(folio, pos) +
+					 copied, len - copied);
+		folio_mark_uptodate(folio);
+	}
+	/* i_rwsem is held, so i_size cannot change under us. */
+	if (pos + copied > inode->i_size)
+		i_size_write(inode, pos + copied);
+	folio_mark_dirty(folio);
+	folio_unlock(folio);
+	folio_put(folio);
+	return copied;
+}
+
+const struct address_space_operations htmpfs_aops = {
+	.read_folio	= htmpfs_read_folio,
+	.write_begin	= htmpfs_write_begin,
+	.write_end	= htmpfs_write_end,
+	.dirty_folio	= noop_dirty_folio,
+};
+
+const struct file_operations htmpfs_file_ops = {
+	.llseek		= generic_file_llseek,
+	.read_iter	= generic_file_read_iter,
+	.write_iter	= generic_file_write_iter,
+	.mmap		= htmpfs_mmap,
+	.get_unmapped_area = thp_get_unmapped_area,
+	.fsync		= noop_fsync,
+	.splice_read	= filemap_splice_read,
+	.splice_write	= iter_file_splice_write,
+};
+
+const struct inode_operations htmpfs_file_inode_ops = {
+	.setattr	= htmpfs_setattr,
+	.getattr	= htmpfs_getattr,
+};

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hugetmpfs inodes: allocation, attributes and eviction.
+ */
+#include <linux/pagemap.h>
+#include <linux/slab.h>
+
+#include "internal.h"
+
+static struct kmem_cache *htmpfs_inode_cachep;
+
+/**
+ * htmpfs_alloc_inode - super_operations.alloc_inode
+ * @sb: superblock the inode belongs to
+ *
+ * Return: a new, uninitialised VFS inode or NULL.
+ */
+struct inode *htmpfs_alloc_inode(struct super_block *sb)
+{
+	return alloc_inode_sb(sb, htmpfs_inode_cachep, GFP_KERNEL);
+}
+
+/**
+ * htmpfs_free_inode - super_operations.free_inode, after an RCU grace period
+ * @inode: inode to free
+ *
+ * Long symlink bodies are freed here, since RCU path walk may still read them
+ * until now.
+ */
+void htmpfs_free_inode(struct inode *inode)
+{
+	if (S_ISLNK(inode->i_mode))
+		kfree(inode->i_link);
+	kmem_cache_free(htmpfs_inode_cachep, inode);
+}
+
+/**
+ * htmpfs_evict_inode - super_operations.evict_inode
+ * @inode: inode whose last link and reference are gone
+ *
+ * The page cache is the file's only copy of its data: drop it all.
+ */
+void htmpfs_evict_inode(struct inode *inode)
+{
+	truncate_inode_pages_final(&inode->i_data);
+	clear_inode(inode);
+}
+
+/**
+ * htmpfs_new_inode - make an inode for a new file, directory or special file
+ * @sb: superblock
+ * @idmap: idmap of the mount the inode is created through
+ * @dir: parent directory, or NULL for the root
+ * @mode: file type and permissions
+ * @dev: device number for character and block special files
+ *
+ * Return: the new inode, or NULL if memory ran out.
+ */
+struct inode *htmpfs_new_inode(struct super_block *sb, struct mnt_idmap *idmap,
+			       const struct inode *dir, umode_t mode, dev_t dev)
+{
+	struct inode *inode = new_inode(sb);
+
+	if (!inode)
+		return NULL;
+
+	inode->i_ino = get_next_ino();
+	inode_init_owner(idmap, inode, dir, mode);
+	simple_inode_init_ts(inode);
+	inode->i_mapping->a_ops = &htmpfs_aops;
+	/* RAM is the only copy: reclaim must never try to write it out. */
+	mapping_set_unevictable(inode->i_mapping);
+	mapping_set_large_folios(inode->i_mapping);
+
+	switch (mode & S_IFMT) {
+	case S_IFREG:
+		inode->i_op = &htmpfs_file_inode_ops;
+		inode->i_fop = &htmpfs_file_ops;
+		break;
+	case S_IFDIR:
+		inode->i_op = &htmpfs_dir_inode_ops;
+		inode->i_fop = &simple_dir_operations;
+		/* "." */
+		inc_nlink(inode);
+		break;
+	case S_IFLNK:
+		inode->i_op = &htmpfs_symlink_inode_ops;
+		break;
+	default:
+		inode->i_op = &htmpfs_file_inode_ops;
+		init_special_inode(inode, mode, dev);
+		break;
+	}
+	return inode;
+}
+
+/**
+ * htmpfs_setattr - inode_operations.setattr
+ * @idmap: idmap of the mount
+ * @dentry: file being changed
+ * @attr: what to change
+ *
+ * Return: 0 or a negative errno.
+ */
+int htmpfs_setattr(struct mnt_idmap *idmap, struct dentry *dentry,
+		   struct iattr *attr)
+{
+	struct inode *inode = d_inode(dentry);
+	int err;
+
+	err = setattr_prepare(idmap, dentry, attr);
+	if (err)
+		return err;
+
+	if ((attr->ia_valid & ATTR_SIZE) && attr->ia_size != inode->i_size) {
+		/* Zeroes the partial tail folio and frees what lies beyond. */
+		truncate_setsize(inode, attr->ia_size);
+		if (!(attr->ia_valid & (ATTR_CTIME | ATTR_MTIME))) {
+			attr->ia_ctime = inode_set_ctime_current(inode);
+			attr->ia_mtime = attr->ia_ctime;
+			attr->ia_valid |= ATTR_CTIME | ATTR_MTIME;
+		}
+	}
+	setattr_copy(idmap, inode, attr);
+	return 0;
+}
+
+/**
+ * htmpfs_getattr - inode_operations.getattr
+ * @idmap: idmap of the mount
+ * @path: file to describe
+ * @stat: filled in
+ * @request_mask: STATX_* fields the caller wants
+ * @flags: AT_* lookup flags
+ *
+ * st_blocks counts the memory the file holds, in 512-byte units.
+ *
+ * Return: 0.
+ */
+int htmpfs_getattr(struct mnt_idmap *idmap, const struct path *path,
+		   struct kstat *stat, u32 request_mask, unsigned int flags)
+{
+	struct inode *inode = d_inode(path->dentry);
+
+	generic_fillattr(idmap, request_mask, inode, stat);
+	stat->blocks = (u64)READ_ONCE(inode->i_mapping->nrpages) <<
+		       (PAGE_SHIFT - 9);
+	stat->blksize = PAGE_SIZE;
+	return 0;
+}
+
+static void htmpfs_inode_init_once(void *p)
+{
+	inode_init_once(p);
+}
+
+/**
+ * htmpfs_inode_cache_init - create the inode slab cache at module load
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int htmpfs_inode_cache_init(void)
+{
+	htmpfs_inode_cachep = kmem_cache_create("hugetmpfs_inode_cache",
+						sizeof(struct inode), 0,
+						SLAB_RECLAIM_ACCOUNT |
+						SLAB_ACCOUNT,
+						htmpfs_inode_init_once);
+	return htmpfs_inode_cachep ? 0 : -ENOMEM;
+}
+
+/**
+ * htmpfs_inode_cache_destroy - destroy the inode slab cache at module unload
+ */
+void htmpfs_inode_cache_destroy(void)
+{
+	/* free_inode runs after a grace period: wait for the last of them. */
+	rcu_barrier();
+	kmem_cache_destroy(htmpfs_inode_cachep);
+}

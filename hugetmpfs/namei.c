@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hugetmpfs directories: the namespace lives entirely in the dcache. Every
+ * positive dentry holds an extra reference, dropped by unlink/rmdir or by
+ * kill_litter_super at unmount.
+ */
+#include <linux/iversion.h>
+#include <linux/pagemap.h>
+#include <linux/slab.h>
+
+#include "internal.h"
+
+/* Directory i_size grows by this per entry, as tmpfs does, so "ls -l" shows
+ * something proportional to the number of entries.
+ */
+#define HTMPFS_DIRENT_SIZE	20
+
+static void htmpfs_dir_changed(struct inode *dir, long entries)
+{
+	dir->i_size += entries * HTMPFS_DIRENT_SIZE;
+	inode_set_mtime_to_ts(dir, inode_set_ctime_current(dir));
+	inode_inc_iversion(dir);
+}
+
+static int htmpfs_mknod(struct mnt_idmap *idmap, struct inode *dir,
+			struct dentry *dentry, umode_t mode, dev_t dev)
+{
+	struct inode *inode;
+
+	inode = htmpfs_new_inode(dir->i_sb, idmap, dir, mode, dev);
+	if (!inode)
+		return -ENOMEM;
+	htmpfs_dir_changed(dir, 1);
+	if (S_ISDIR(mode))
+		inc_nlink(dir);
+	d_instantiate(dentry, inode);
+	dget(dentry);		/* pinned until unlink */
+	return 0;
+}
+
+static int htmpfs_create(struct mnt_idmap *idmap, struct inode *dir,
+			 struct dentry *dentry, umode_t mode, bool excl)
+{
+	return htmpfs_mknod(idmap, dir, dentry, mode | S_IFREG, 0);
+}
+
+static int htmpfs_mkdir(struct mnt_idmap *idmap, struct inode *dir,
+			struct dentry *dentry, umode_t mode)
+{
+	return htmpfs_mknod(idmap, dir, dentry, mode | S_IFDIR, 0);
+}
+
+static int htmpfs_tmpfile(struct mnt_idmap *idmap, struct inode *dir,
+			  struct file *file, umode_t mode)
+{
+	struct inode *inode;
+
+	inode = htmpfs_new_inode(dir->i_sb, idmap, dir, mode, 0);
+	if (!inode)
+		return -ENOMEM;
+	d_tmpfile(file, inode);
+	return finish_open_simple(file, 0);
+}
+
+static int htmpfs_symlink(struct mnt_idmap *idmap, struct inode *dir,
+			  struct dentry *dentry, const char *symname)
+{
+	size_t len = strlen(symname) + 1;
+	struct inode *inode;
+
+	if (len > PAGE_SIZE)
+		return -ENAMETOOLONG;
+
+	inode = htmpfs_new_inode(dir->i_sb, idmap, dir, S_IFLNK | 0777, 0);
+	if (!inode)
+		return -ENOMEM;
+	inode->i_link = kmemdup(symname, len, GFP_KERNEL);
+	if (!inode->i_link) {
+		iput(inode);
+		return -ENOMEM;
+	}
+	inode->i_size = len - 1;
+	htmpfs_dir_changed(dir, 1);
+	d_instantiate(dentry, inode);
+	dget(dentry);
+	return 0;
+}
+
+static int htmpfs_link(struct dentry *old_dentry, struct inode *dir,
+		       struct dentry *dentry)
+{
+	struct inode *inode = d_inode(old_dentry);
+
+	htmpfs_dir_changed(dir, 1);
+	inode_set_ctime_current(inode);
+	inc_nlink(inode);
+	ihold(inode);
+	d_instantiate(dentry, inode);
+	dget(dentry);
+	return 0;
+}
+
+static int htmpfs_unlink(struct inode *dir, struct dentry *dentry)
+{
+	struct inode *inode = d_inode(dentry);
+
+	htmpfs_dir_changed(dir, -1);
+	inode_set_ctime_current(inode);
+	drop_nlink(inode);
+	dput(dentry);		/* the pin taken at creation */
+	return 0;
+}
+
+static int htmpfs_rmdir(struct inode *dir, struct dentry *dentry)
+{
+	if (!simple_empty(dentry))
+		return -ENOTEMPTY;
+
+	drop_nlink(d_inode(dentry));
+	drop_nlink(dir);
+	return htmpfs_unlink(dir, dentry);
+}
+
+static int htmpfs_rename(struct mnt_idmap *idmap, struct inode *old_dir,
+			 struct dentry *old_dentry, struct inode *new_dir,
+			 struct dentry *new_dentry, unsigned int flags)
+{
+	struct inode *inode = d_inode(old_dentry);
+	int they_are_dirs = S_ISDIR(inode->i_mode);
+
+	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE))
+		return -EINVAL;
+
+	if (flags & RENAME_EXCHANGE)
+		return simple_rename_exchange(old_dir, old_dentry, new_dir,
+					      new_dentry);
+
+	if (!simple_empty(new_dentry))
+		return -ENOTEMPTY;
+
+	if (d_really_is_positive(new_dentry)) {
+		struct inode *target = d_inode(new_dentry);
+
+		if (they_are_dirs) {
+			drop_nlink(target);
+			drop_nlink(old_dir);
+		}
+		/* unlink also updates new_dir's size and times */
+		htmpfs_unlink(new_dir, new_dentry);
+	} else if (they_are_dirs) {
+		drop_nlink(old_dir);
+		inc_nlink(new_dir);
+	}
+
+	old_dir->i_size -= HTMPFS_DIRENT_SIZE;
+	new_dir->i_size += HTMPFS_DIRENT_SIZE;
+	simple_rename_timestamp(old_dir, old_dentry, new_dir, new_dentry);
+	inode_inc_iversion(old_dir);
+	inode_inc_iversion(new_dir);
+	return 0;
+}
+
+const struct inode_operations htmpfs_dir_inode_ops = {
+	.create		= htmpfs_create,
+	.lookup		= simple_lookup,
+	.link		= htmpfs_link,
+	.unlink		= htmpfs_unlink,
+	.symlink	= htmpfs_symlink,
+	.mkdir		= htmpfs_mkdir,
+	.rmdir		= htmpfs_rmdir,
+	.mknod		= htmpfs_mknod,
+	.rename		= htmpfs_rename,
+	.tmpfile	= htmpfs_tmpfile,
+	.setattr	= htmpfs_setattr,
+	.getattr	= htmpfs_getattr,
+};
+
+const struct inode_operations htmpfs_symlink_inode_ops = {
+	.get_link	= simple_get_link,
+	.setattr	= htmpfs_setattr,
+	.getattr	= htmpfs_getattr,
+};

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hugetmpfs mount, options and superblock; module entry points.
+ */
+#define pr_fmt(fmt) HTMPFS_NAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/fs_context.h>
+#include <linux/fs_parser.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/statfs.h>
+#include <uapi/linux/hugetmpfs.h>
+
+#include "internal.h"
+
+enum htmpfs_param {
+	Opt_mode,
+	Opt_uid,
+	Opt_gid,
+	Opt_huge,
+};
+
+static const struct constant_table htmpfs_huge_table[] = {
+	{ "never",	 HTMPFS_HUGE_NEVER },
+	{ "always",	 HTMPFS_HUGE_ALWAYS },
+	{ "within_size", HTMPFS_HUGE_WITHIN_SIZE },
+	{ "advise",	 HTMPFS_HUGE_ADVISE },
+	{}
+};
+
+static const struct fs_parameter_spec htmpfs_param_specs[] = {
+	fsparam_u32oct("mode",	Opt_mode),
+	fsparam_u32("uid",	Opt_uid),
+	fsparam_u32("gid",	Opt_gid),
+	fsparam_enum("huge",	Opt_huge, htmpfs_huge_table),
+	{}
+};
+
+/* Which options the user gave, so that remount changes only those */
+#define HTMPFS_SEEN_HUGE	BIT(0)
+
+struct htmpfs_fs_context {
+	struct htmpfs_options opts;
+	unsigned int seen;
+};
+
+static int htmpfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
+{
+	struct htmpfs_fs_context *ctx = fc->fs_private;
+	struct fs_parse_result result;
+	int opt;
+
+	opt = fs_parse(fc, htmpfs_param_specs, param, &result);
+	if (opt < 0) {
+		/*
+		 * fs_parse() logged the reason to the fs_context; with fsopen()
+		 * that log goes to user space only, so name it here as well.
+		 */
+		if (fc->log.log && strcmp(param->key, "source"))
+			pr_warn("bad mount option '%s'\n", param->key);
+		return opt;
+	}
+
+	switch (opt) {
+	case Opt_mode:
+		ctx->opts.mode = result.uint_32 & S_IALLUGO;
+		break;
+	case Opt_uid:
+		ctx->opts.uid = make_kuid(current_user_ns(), result.uint_32);
+		if (!uid_valid(ctx->opts.uid))
+			return invalfc(fc, "Invalid value for 'uid': %u",
+				       result.uint_32);
+		break;
+	case Opt_gid:
+		ctx->opts.gid = make_kgid(current_user_ns(), result.uint_32);
+		if (!gid_valid(ctx->opts.gid))
+			return invalfc(fc, "Invalid value for 'gid': %u",
+				       result.uint_32);
+		break;
+	case Opt_huge:
+		ctx->opts.huge = result.uint_32;
+		ctx->seen |= HTMPFS_SEEN_HUGE;
+		break;
+	}
+	return 0;
+}
+
+static int htmpfs_statfs(struct dentry *dentry, struct kstatfs *buf)
+{
+	buf->f_type = HUGETMPFS_MAGIC;
+	buf->f_bsize = PAGE_SIZE;
+	buf->f_namelen = NAME_MAX;
+	/* No size= limit yet: report "unlimited" as tmpfs does (zeros). */
+	return 0;
+}
+
+static int htmpfs_show_options(struct seq_file *m, struct dentry *root)
+{
+	struct htmpfs_sb_info *sbi = HTMPFS_SB(root->d_sb);
+	const struct htmpfs_options *o = &sbi->opts;
+	const struct constant_table *t;
+
+	if (o->mode != (0777 | S_ISVTX))
+		seq_printf(m, ",mode=%03o", o->mode);
+	if (!uid_eq(o->uid, GLOBAL_ROOT_UID))
+		seq_printf(m, ",uid=%u", from_kuid_munged(&init_user_ns, o->uid));
+	if (!gid_eq(o->gid, GLOBAL_ROOT_GID))
+		seq_printf(m, ",gid=%u", from_kgid_munged(&init_user_ns, o->gid));
+	for (t = htmpfs_huge_table; t->name; t++)
+		if (t->value == o->huge)
+			seq_printf(m, ",huge=%s", t->name);
+	return 0;
+}
+
+static const struct super_operations htmpfs_super_ops = {
+	.alloc_inode	= htmpfs_alloc_inode,
+	.free_inode	= htmpfs_free_inode,
+	.evict_inode	= htmpfs_evict_inode,
+	.drop_inode	= generic_delete_inode,
+	.statfs		= htmpfs_statfs,
+	.show_options	= htmpfs_show_options,
+};
+
+static int htmpfs_fill_super(struct super_block *sb, struct fs_context *fc)
+{
+	struct htmpfs_fs_context *ctx = fc->fs_private;
+	struct htmpfs_sb_info *sbi;
+	struct inode *root;
+
+	sbi = kzalloc(sizeof(*sbi), GFP_KERNEL);
+	if (!sbi)
+		return -ENOMEM;
+	sbi->opts = ctx->opts;
+	sb->s_fs_info = sbi;
+
+	sb->s_maxbytes = MAX_LFS_FILESIZE;
+	sb->s_blocksize = PAGE_SIZE;
+	sb->s_blocksize_bits = PAGE_SHIFT;
+	sb->s_magic = HUGETMPFS_MAGIC;
+	sb->s_op = &htmpfs_super_ops;
+	sb->s_time_gran = 1;
+
+	root = htmpfs_new_inode(sb, &nop_mnt_idmap, NULL,
+				S_IFDIR | sbi->opts.mode, 0);
+	if (!root)
+		return -ENOMEM;
+	root->i_uid = sbi->opts.uid;
+	root->i_gid = sbi->opts.gid;
+	sb->s_root = d_make_root(root);
+	if (!sb->s_root)
+		return -ENOMEM;
+	return 0;
+}
+
+static int htmpfs_get_tree(struct fs_context *fc)
+{
+	return get_tree_nodev(fc, htmpfs_fill_super);
+}
+
+static int htmpfs_reconfigure(struct fs_context *fc)
+{
+	struct htmpfs_fs_context *ctx = fc->fs_private;
+	struct htmpfs_sb_info *sbi = HTMPFS_SB(fc->root->d_sb);
+
+	/* Like tmpfs: mode, uid and gid only apply when the root is made. */
+	if (ctx->seen & HTMPFS_SEEN_HUGE)
+		WRITE_ONCE(sbi->opts.huge, ctx->opts.huge);
+	return 0;
+}
+
+static void htmpfs_free_fc(struct fs_context *fc)
+{
+	kfree(fc->fs_private);
+}
+
+static const struct fs_context_operations htmpfs_context_ops = {
+	.free		= htmpfs_free_fc,
+	.parse_param	= htmpfs_parse_param,
+	.get_tree	= htmpfs_get_tree,
+	.reconfigure	= htmpfs_reconfigure,
+};
+
+static int htmpfs_init_fs_context(struct fs_context *fc)
+{
+	struct htmpfs_fs_context *ctx;
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return -ENOMEM;
+	ctx->opts.mode = 0777 | S_ISVTX;
+	ctx->opts.uid = current_fsuid();
+	ctx->opts.gid = current_fsgid();
+	ctx->opts.huge = HTMPFS_HUGE_WITHIN_SIZE;
+	fc->fs_private = ctx;
+	fc->ops = &htmpfs_context_ops;
+	return 0;
+}
+
+static void htmpfs_kill_sb(struct super_block *sb)
+{
+	/* Drops the dentries that kept the tree alive, then the inodes. */
+	kill_litter_super(sb);
+	kfree(sb->s_fs_info);
+}
+
+static struct file_system_type htmpfs_fs_type = {
+	.owner			= THIS_MODULE,
+	.name			= HTMPFS_NAME,
+	.init_fs_context	= htmpfs_init_fs_context,
+	.parameters		= htmpfs_param_specs,
+	.kill_sb		= htmpfs_kill_sb,
+};
+
+static int __init htmpfs_init(void)
+{
+	int err;
+
+	err = htmpfs_inode_cache_init();
+	if (err)
+		return err;
+	err = register_filesystem(&htmpfs_fs_type);
+	if (err)
+		htmpfs_inode_cache_destroy();
+	return err;
+}
+
+static void __exit htmpfs_exit(void)
+{
+	unregister_filesystem(&htmpfs_fs_type);
+	htmpfs_inode_cache_destroy();
+}
+
+module_init(htmpfs_init);
+module_exit(htmpfs_exit);
+MODULE_DESCRIPTION("tmpfs on transparent huge pages");
+MODULE_LICENSE("GPL");
+MODULE_ALIAS_FS(HTMPFS_NAME);

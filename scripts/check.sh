@@ -1,0 +1,71 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Run the test suite in the guest and judge it: every test's TAP line, plus
+# the guest kernel log, which must be free of oops/BUG/WARNING/KASAN/lockdep/
+# kmemleak reports. Ends with "N passed, N failed"; exits 1 if anything failed.
+#
+# usage: check.sh --kernel F --rootfs F --module F --tests DIR
+#   T='glob'            run only tests whose names match (e.g. T='t-io*')
+#   HUGETMPFS_TIMEOUT   whole-guest timeout in seconds (default 2400)
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+kernel="" rootfs="" module="" tests=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) kernel=$2 ;;
+	--rootfs) rootfs=$2 ;;
+	--module) module=$2 ;;
+	--tests) tests=$2 ;;
+	*) echo "check: unknown option '$1'" >&2; exit 2 ;;
+	esac
+	shift 2
+done
+[ -d "$tests" ] || { echo "check: no tests directory '$tests'" >&2; exit 2; }
+
+cache=${HUGETMPFS_CACHE:-/var/cache/hugetmpfs}
+out=$(mktemp -d /tmp/hugetmpfs-check.XXXXXX)
+mkdir -p "$cache/logs"
+log=$cache/logs/check-$(date +%Y%m%d-%H%M%S).log
+
+# The payload's tests directory: compiled tests, scripts and the runner.
+stage=$out/stage/tests
+mkdir -p "$stage"
+cp -a "$tests/." "$stage/"
+cp -a "$here/../tests/." "$stage/"
+rm -f "$stage"/*.c "$stage"/*.h
+
+rc=0
+"$here/qemu-run.sh" --kernel "$kernel" --rootfs "$rootfs" --module "$module" \
+	--add "$stage" --out "$out/result" --log "$log" \
+	--timeout "${HUGETMPFS_TIMEOUT:-2400}" \
+	--cmd "T='${T:-*}' /payload/tests/run-tests" || rc=$?
+
+passed=0 failed=0
+if [ -f "$out/result/results.tap" ]; then
+	passed=$(grep -c '^ok ' "$out/result/results.tap")
+	failed=$(grep -c '^not ok ' "$out/result/results.tap")
+fi
+
+fail() { echo "not ok - $*"; failed=$((failed + 1)); }
+
+case $rc in
+0|1) ;;
+124) fail "guest timed out" ;;
+*) fail "guest stopped abnormally (status $rc)" ;;
+esac
+[ -f "$out/result/results.tap" ] || fail "no results from the guest"
+[ "$passed" -gt 0 ] || [ "$failed" -gt 0 ] || fail "no test ran"
+
+# The runner checks the log after each test; this catches the rest (boot,
+# module load, the final unload) and anything the runner missed.
+pattern='(Oops|BUG:|WARNING:|KASAN|kmemleak: [0-9]+ new suspected|unreferenced object|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|INFO: task .* blocked|Kernel panic|general protection fault|UBSAN|Call Trace:)'
+if grep -aEq "$pattern" "$log"; then
+	fail "guest kernel log has a kernel report:"
+	grep -aE -m 20 "$pattern" "$log" | sed 's/^/#   /'
+fi
+
+rm -rf "$out"
+echo "# console log: $log"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

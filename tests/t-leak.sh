@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Memory comes back: files written, mapped and removed, and a mount unmounted
+# with data still in it, must leave the page cache where it started.
+# timeout: 600
+set -u
+m=/mnt/t-leak
+mb=256
+pages() { awk '$1 == "nr_file_pages" { print $2 }' /proc/vmstat; }
+settle() { sync; echo 3 >/proc/sys/vm/drop_caches; }
+
+mkdir -p $m
+settle
+base=$(pages)
+
+mount -t hugetmpfs none $m || exit 2
+for i in 1 2 3 4; do
+	dd if=/dev/zero of=$m/f$i bs=1M count=$((mb / 4)) status=none || exit 2
+done
+python3 - "$m" <<'PY' || exit 2
+import mmap, os, sys
+for i in (1, 2):
+    with open(os.path.join(sys.argv[1], "f%d" % i), "r+b") as f:
+        mm = mmap.mmap(f.fileno(), 0)
+        for off in range(0, len(mm), 4096):
+            mm[off] = 0x5a
+        mm.close()
+PY
+settle
+full=$(pages)
+rm $m/f1 $m/f2
+umount $m || exit 2
+settle
+after=$(pages)
+
+echo "nr_file_pages: before $base, with ${mb} MiB $full, after $after"
+fails=0
+if [ $((full - base)) -lt $((mb * 256 * 9 / 10)) ]; then
+	echo "FAIL: the files were not counted in the page cache"
+	fails=1
+fi
+# Allow 4 MiB of unrelated page cache movement.
+if [ $((after - base)) -gt 1024 ]; then
+	echo "FAIL: $(( (after - base) / 256 )) MiB of page cache not given back"
+	fails=1
+fi
+exit $fails

@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Mounting: options are applied and shown in /proc/mounts, remount changes
+# huge=, bad options fail with EINVAL and a kernel log line naming them, and
+# mount/unmount cycles work.
+# timeout: 300
+set -u
+m=/mnt/t-mount
+fails=0 checks=0
+check() {	# check DESCRIPTION COMMAND...
+	local what=$1
+	shift
+	checks=$((checks + 1))
+	if ! "$@"; then
+		echo "FAIL: $what"
+		fails=$((fails + 1))
+	fi
+}
+opts() { awk -v m="$m" '$2 == m { print $4 }' /proc/mounts; }
+has_opt() { opts | tr , '\n' | grep -qx "$1"; }
+
+mkdir -p $m
+
+check "default mount" mount -t hugetmpfs none $m
+check "default huge=within_size shown" has_opt huge=within_size
+check "root mode 1777" test "$(stat -c %a $m)" = 1777
+check "remount huge=never" mount -o remount,huge=never $m
+check "huge=never shown after remount" has_opt huge=never
+check "umount" umount $m
+
+check "mount with mode/uid/gid/huge" \
+	mount -t hugetmpfs -o mode=0750,uid=1000,gid=1001,huge=always none $m
+check "mode applied" test "$(stat -c %a:%u:%g $m)" = 750:1000:1001
+for o in mode=750 uid=1000 gid=1001 huge=always; do
+	check "$o shown" has_opt $o
+done
+check "umount" umount $m
+
+# Bad options: EINVAL (mount(8) exits 32 and says "wrong fs type, bad option")
+# and the kernel log names the option.
+for bad in huge=sometimes bogus=1 mode=99x uid=abc huge; do
+	dmesg -c >/dev/null
+	out=$(mount -t hugetmpfs -o "$bad" none $m 2>&1)
+	rc=$?
+	check "bad option '$bad' refused" test $rc -ne 0
+	check "bad option '$bad' not mounted" bash -c "! grep -q ' $m ' /proc/mounts"
+	check "bad option '$bad' reported: $out" bash -c "echo '$out' | grep -qi 'bad option\|invalid argument'"
+	name=${bad%%=*}
+	check "kernel log names '$name'" bash -c "dmesg | grep -i hugetmpfs | grep -q \"$name\""
+	umount $m 2>/dev/null
+done
+dmesg -c >/dev/null
+
+# Many mount/unmount cycles with data in them.
+for i in $(seq 1 20); do
+	mount -t hugetmpfs none $m || { check "mount cycle $i" false; break; }
+	head -c $((i * 100000)) /dev/urandom >$m/f
+	umount $m || { check "umount cycle $i" false; break; }
+done
+check "mount cycles" true
+
+echo "t-mount: $checks checks, $fails failed"
+[ "$fails" -eq 0 ] && [ "$checks" -gt 0 ]
