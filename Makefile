@@ -8,18 +8,17 @@ BUILD := $(CURDIR)/build
 
 KDIR = $(shell scripts/build-kernel.sh --path debug 2>/dev/null)
 ROOTFS = $(shell rootfs/build-rootfs.sh --path 2>/dev/null)
-MODULE := hugetmpfs/hugetmpfs.ko
+# Kbuild writes its objects next to the sources: build a copy in $(BUILD).
+MODSRC := $(BUILD)/src
+MODULE := $(MODSRC)/hugetmpfs/hugetmpfs.ko
 TEST_SRCS := $(wildcard tests/*.c)
 TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 TEST_CFLAGS := -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -Iinclude/uapi
 
 .PHONY: all deps kernel rootfs module tests run check checkpatch sparse \
-	clean distclean help
+	clean distclean
 
 all: module rootfs tests
-
-help:
-	@sed -n 's/^## //p' README.md 2>/dev/null || true
 
 deps:
 	@scripts/install-deps.sh
@@ -32,7 +31,11 @@ rootfs: deps
 	@rootfs/build-rootfs.sh >/dev/null
 
 module: kernel
-	@$(MAKE) -s -C "$(KDIR)" M=$(CURDIR)/hugetmpfs modules
+	@mkdir -p $(MODSRC)
+	@rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
+		--exclude='*.mod*' --exclude=modules.order --exclude=Module.symvers \
+		hugetmpfs include $(MODSRC)/
+	@$(MAKE) -s -C "$(KDIR)" M=$(MODSRC)/hugetmpfs modules
 
 tests: deps $(TEST_BINS)
 
@@ -55,14 +58,12 @@ check: all
 
 checkpatch: kernel
 	@perl "$(KDIR)/scripts/checkpatch.pl" --strict --no-tree -q \
-		--ignore SPDX_LICENSE_TAG -f hugetmpfs/*.[ch] include/uapi/linux/*.h
+		-f hugetmpfs/*.[ch] include/uapi/linux/*.h
 
-sparse: kernel
-	@$(MAKE) -s -C "$(KDIR)" M=$(CURDIR)/hugetmpfs C=2 modules
+sparse: module
+	@$(MAKE) -s -C "$(KDIR)" M=$(MODSRC)/hugetmpfs C=2 modules
 
 clean:
-	@if [ -n "$(KDIR)" ] && [ -d "$(KDIR)" ]; then \
-		$(MAKE) -s -C "$(KDIR)" M=$(CURDIR)/hugetmpfs clean; fi
 	rm -rf $(BUILD)
 
 distclean: clean

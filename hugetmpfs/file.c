@@ -4,10 +4,10 @@
  * folio is created zeroed or fully written, marked uptodate and dirty, and
  * stays so until truncation frees it. Folios may be of any order.
  */
+#include <linux/mm.h>
+#include <linux/huge_mm.h>
 #include <linux/pagemap.h>
 #include <linux/uio.h>
-#include <linux/fs.h>
-#include <linux/huge_mm.h>
 
 #include "internal.h"
 
@@ -21,15 +21,59 @@ static int htmpfs_read_folio(struct file *file, struct folio *folio)
 	return 0;
 }
 
+/**
+ * htmpfs_fill_hole - make sure a folio holds page @index of a file
+ * @inode: the file
+ * @index: page index, below EOF
+ * @vma: the mapping being faulted
+ *
+ * A hole gets a zeroed folio, huge if the policy allows and the 2 MiB
+ * range is empty, else a single page.
+ *
+ * Return: 0 or a negative errno.
+ */
+int htmpfs_fill_hole(struct inode *inode, pgoff_t index,
+		     struct vm_area_struct *vma)
+{
+	struct address_space *mapping = inode->i_mapping;
+	gfp_t gfp = mapping_gfp_mask(mapping);
+	struct folio *folio;
+
+	folio = filemap_get_folio(mapping, index);
+	if (!IS_ERR(folio))
+		goto out;
+
+	if (htmpfs_huge_allowed(inode, index, 0, vma))
+		htmpfs_huge_prepare(inode, index, gfp);
+
+	folio = __filemap_get_folio(mapping, index, FGP_LOCK | FGP_CREAT, gfp);
+	if (IS_ERR(folio))
+		return PTR_ERR(folio);
+	if (!folio_test_uptodate(folio)) {
+		folio_zero_range(folio, 0, folio_size(folio));
+		folio_mark_uptodate(folio);
+		folio_mark_dirty(folio);
+	}
+	folio_unlock(folio);
+out:
+	folio_put(folio);
+	return 0;
+}
+
 static int htmpfs_write_begin(struct file *file, struct address_space *mapping,
 			      loff_t pos, unsigned int len,
 			      struct folio **foliop, void **fsdata)
 {
+	pgoff_t index = pos >> PAGE_SHIFT;
 	struct folio *folio;
 	size_t from;
 
-	folio = __filemap_get_folio(mapping, pos >> PAGE_SHIFT,
-				    FGP_WRITEBEGIN | fgf_set_order(len),
+	if (htmpfs_huge_allowed(mapping->host, index, pos + len, NULL))
+		htmpfs_huge_prepare(mapping->host, index,
+				    mapping_gfp_mask(mapping));
+
+	/* Finds the huge folio, or makes a small one. */
+	folio = __filemap_get_folio(mapping, index, FGP_WRITEBEGIN,
 				    mapping_gfp_mask(mapping));
 	if (IS_ERR(folio))
 		return PTR_ERR(folio);

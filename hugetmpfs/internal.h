@@ -7,11 +7,15 @@
  *   namei.c  directory operations
  *   file.c   address space and file I/O
  *   mmap.c   mapping and page faults
+ *   huge.c   huge-folio policy and allocation
+ *   stats.c  statistics in sysfs
  */
 #ifndef _HUGETMPFS_INTERNAL_H
 #define _HUGETMPFS_INTERNAL_H
 
+#include <linux/completion.h>
 #include <linux/fs.h>
+#include <linux/kobject.h>
 #include <linux/mm.h>
 #include <linux/uidgid.h>
 
@@ -33,12 +37,26 @@ struct htmpfs_options {
 	enum htmpfs_huge huge;
 };
 
+/* Events counted per mount and in total, shown in sysfs */
+enum htmpfs_stat {
+	HTMPFS_STAT_HUGE_ALLOC,			/* PMD-sized folios made */
+	HTMPFS_STAT_HUGE_FALLBACK_NOMEM,	/* no huge page to be had */
+	HTMPFS_STAT_HUGE_FALLBACK_POPULATED,	/* 2 MiB range partly in use */
+	HTMPFS_NR_STATS
+};
+
 /**
  * struct htmpfs_sb_info - per-mount state
  * @opts: current mount options (huge= changes on remount)
+ * @stats: event counters
+ * @kobj: the mount's directory in /sys/fs/hugetmpfs
+ * @kobj_released: completed when sysfs has let go of @kobj
  */
 struct htmpfs_sb_info {
 	struct htmpfs_options opts;
+	atomic_long_t stats[HTMPFS_NR_STATS];
+	struct kobject kobj;
+	struct completion kobj_released;
 };
 
 static inline struct htmpfs_sb_info *HTMPFS_SB(struct super_block *sb)
@@ -65,7 +83,24 @@ int htmpfs_setattr(struct mnt_idmap *idmap, struct dentry *dentry,
 int htmpfs_getattr(struct mnt_idmap *idmap, const struct path *path,
 		   struct kstat *stat, u32 request_mask, unsigned int flags);
 
+/* file.c */
+int htmpfs_fill_hole(struct inode *inode, pgoff_t index,
+		     struct vm_area_struct *vma);
+
 /* mmap.c */
 int htmpfs_mmap(struct file *file, struct vm_area_struct *vma);
+
+/* huge.c */
+bool htmpfs_huge_allowed(struct inode *inode, pgoff_t index, loff_t write_end,
+			 struct vm_area_struct *vma);
+void htmpfs_huge_prepare(struct inode *inode, pgoff_t index, gfp_t gfp);
+
+/* stats.c */
+const char *htmpfs_huge_name(enum htmpfs_huge huge);
+void htmpfs_count(struct htmpfs_sb_info *sbi, enum htmpfs_stat stat);
+int htmpfs_sysfs_add_sb(struct super_block *sb);
+void htmpfs_sysfs_del_sb(struct htmpfs_sb_info *sbi);
+int htmpfs_sysfs_init(void);
+void htmpfs_sysfs_exit(void);
 
 #endif /* _HUGETMPFS_INTERNAL_H */

@@ -9,8 +9,28 @@
 
 #include "internal.h"
 
+static vm_fault_t htmpfs_fault(struct vm_fault *vmf)
+{
+	struct inode *inode = file_inode(vmf->vma->vm_file);
+	pgoff_t eof = DIV_ROUND_UP(i_size_read(inode), PAGE_SIZE);
+	int err;
+
+	/*
+	 * Fill a hole with a folio of the size our policy picks before
+	 * filemap_fault() looks: left to itself it would read ahead, with PMD
+	 * folios in MADV_HUGEPAGE ranges whatever huge= says. It then maps
+	 * the folio, with a PMD if folio and VMA allow.
+	 */
+	if (vmf->pgoff < eof) {
+		err = htmpfs_fill_hole(inode, vmf->pgoff, vmf->vma);
+		if (err)
+			return vmf_error(err);
+	}
+	return filemap_fault(vmf);
+}
+
 static const struct vm_operations_struct htmpfs_vm_ops = {
-	.fault		= filemap_fault,
+	.fault		= htmpfs_fault,
 	.map_pages	= filemap_map_pages,
 };
 

@@ -2,7 +2,7 @@
 /*
  * hugetmpfs mount, options and superblock; module entry points.
  */
-#define pr_fmt(fmt) HTMPFS_NAME ": " fmt
+#define pr_fmt(fmt) "hugetmpfs: " fmt
 
 #include <linux/module.h>
 #include <linux/fs_context.h>
@@ -15,10 +15,10 @@
 #include "internal.h"
 
 enum htmpfs_param {
-	Opt_mode,
-	Opt_uid,
-	Opt_gid,
-	Opt_huge,
+	OPT_MODE,
+	OPT_UID,
+	OPT_GID,
+	OPT_HUGE,
 };
 
 static const struct constant_table htmpfs_huge_table[] = {
@@ -30,10 +30,10 @@ static const struct constant_table htmpfs_huge_table[] = {
 };
 
 static const struct fs_parameter_spec htmpfs_param_specs[] = {
-	fsparam_u32oct("mode",	Opt_mode),
-	fsparam_u32("uid",	Opt_uid),
-	fsparam_u32("gid",	Opt_gid),
-	fsparam_enum("huge",	Opt_huge, htmpfs_huge_table),
+	fsparam_u32oct("mode",	OPT_MODE),
+	fsparam_u32("uid",	OPT_UID),
+	fsparam_u32("gid",	OPT_GID),
+	fsparam_enum("huge",	OPT_HUGE, htmpfs_huge_table),
 	{}
 };
 
@@ -63,22 +63,22 @@ static int htmpfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 	}
 
 	switch (opt) {
-	case Opt_mode:
+	case OPT_MODE:
 		ctx->opts.mode = result.uint_32 & S_IALLUGO;
 		break;
-	case Opt_uid:
+	case OPT_UID:
 		ctx->opts.uid = make_kuid(current_user_ns(), result.uint_32);
 		if (!uid_valid(ctx->opts.uid))
 			return invalfc(fc, "Invalid value for 'uid': %u",
 				       result.uint_32);
 		break;
-	case Opt_gid:
+	case OPT_GID:
 		ctx->opts.gid = make_kgid(current_user_ns(), result.uint_32);
 		if (!gid_valid(ctx->opts.gid))
 			return invalfc(fc, "Invalid value for 'gid': %u",
 				       result.uint_32);
 		break;
-	case Opt_huge:
+	case OPT_HUGE:
 		ctx->opts.huge = result.uint_32;
 		ctx->seen |= HTMPFS_SEEN_HUGE;
 		break;
@@ -99,7 +99,6 @@ static int htmpfs_show_options(struct seq_file *m, struct dentry *root)
 {
 	struct htmpfs_sb_info *sbi = HTMPFS_SB(root->d_sb);
 	const struct htmpfs_options *o = &sbi->opts;
-	const struct constant_table *t;
 
 	if (o->mode != (0777 | S_ISVTX))
 		seq_printf(m, ",mode=%03o", o->mode);
@@ -107,9 +106,7 @@ static int htmpfs_show_options(struct seq_file *m, struct dentry *root)
 		seq_printf(m, ",uid=%u", from_kuid_munged(&init_user_ns, o->uid));
 	if (!gid_eq(o->gid, GLOBAL_ROOT_GID))
 		seq_printf(m, ",gid=%u", from_kgid_munged(&init_user_ns, o->gid));
-	for (t = htmpfs_huge_table; t->name; t++)
-		if (t->value == o->huge)
-			seq_printf(m, ",huge=%s", t->name);
+	seq_printf(m, ",huge=%s", htmpfs_huge_name(READ_ONCE(o->huge)));
 	return 0;
 }
 
@@ -150,7 +147,7 @@ static int htmpfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_root = d_make_root(root);
 	if (!sb->s_root)
 		return -ENOMEM;
-	return 0;
+	return htmpfs_sysfs_add_sb(sb);
 }
 
 static int htmpfs_get_tree(struct fs_context *fc)
@@ -199,9 +196,15 @@ static int htmpfs_init_fs_context(struct fs_context *fc)
 
 static void htmpfs_kill_sb(struct super_block *sb)
 {
+	struct htmpfs_sb_info *sbi = HTMPFS_SB(sb);
+
 	/* Drops the dentries that kept the tree alive, then the inodes. */
 	kill_litter_super(sb);
-	kfree(sb->s_fs_info);
+	if (!sbi)
+		return;
+	if (sbi->kobj.state_in_sysfs)	/* fill_super got that far */
+		htmpfs_sysfs_del_sb(sbi);
+	kfree(sbi);
 }
 
 static struct file_system_type htmpfs_fs_type = {
@@ -219,15 +222,25 @@ static int __init htmpfs_init(void)
 	err = htmpfs_inode_cache_init();
 	if (err)
 		return err;
+	err = htmpfs_sysfs_init();
+	if (err)
+		goto out_cache;
 	err = register_filesystem(&htmpfs_fs_type);
 	if (err)
-		htmpfs_inode_cache_destroy();
+		goto out_sysfs;
+	return 0;
+
+out_sysfs:
+	htmpfs_sysfs_exit();
+out_cache:
+	htmpfs_inode_cache_destroy();
 	return err;
 }
 
 static void __exit htmpfs_exit(void)
 {
 	unregister_filesystem(&htmpfs_fs_type);
+	htmpfs_sysfs_exit();
 	htmpfs_inode_cache_destroy();
 }
 

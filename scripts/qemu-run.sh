@@ -17,6 +17,7 @@
 #   --out DIR        after the run, copy the payload's files (results) there
 #
 # HUGETMPFS_ACCEL=kvm uses KVM; the default is TCG, which works everywhere.
+# HUGETMPFS_APPEND adds kernel command line arguments.
 # Exits with the guest command's status; 124 on timeout, 125 if the guest
 # died without reporting one.
 set -euo pipefail
@@ -85,7 +86,7 @@ echo "qemu-run: accel=$accel smp=$smp mem=$mem console log: $log" >&2
 args=(qemu-system-x86_64 "${accel_args[@]}" -smp "$smp" -m "$mem"
 	-nodefaults -no-user-config -display none -no-reboot
 	-kernel "$kernel"
-	-append "root=/dev/vda rw console=ttyS0 init=/sbin/hugetmpfs-init panic=-1 loglevel=6 nokaslr"
+	-append "root=/dev/vda rw console=ttyS0 init=/sbin/hugetmpfs-init panic=-1 loglevel=6 pci=noacpi ${HUGETMPFS_APPEND:-}"
 	-drive "file=$rootfs,format=raw,if=virtio,snapshot=on"
 	-virtfs "local,path=$payload,mount_tag=payload,security_model=none,id=payload"
 	-device virtio-rng-pci)

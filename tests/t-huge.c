@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Huge folios follow huge= (remounted between cases) and the module-wide
+ * override, and a 2 MiB-aligned shared mapping of them is PMD-mapped: the
+ * mount's sysfs counters and /proc/self/smaps (FilePmdMapped) must agree.
+ * Data stays byte-exact throughout. Runs in a fresh mount (cwd).
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "tap.h"
+
+#define MB (1024L * 1024)
+#define HUGE (2 * MB)
+#define SIZE (256 * MB)
+
+static char sysdir[128];
+
+static long stat_read(const char *name)
+{
+	char path[256];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", sysdir, name);
+	f = fopen(path, "r");
+	if (!f || fscanf(f, "%ld", &v) != 1)
+		fprintf(stderr, "cannot read %s\n", path);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static void set_override(const char *val)
+{
+	FILE *f = fopen("/sys/module/hugetmpfs/parameters/huge_override", "w");
+
+	CHECK(f && fputs(val, f) >= 0 && fclose(f) == 0,
+	      "set huge_override=%s", val);
+}
+
+static void remount(const char *huge)
+{
+	char opts[64];
+
+	snprintf(opts, sizeof(opts), "huge=%s", huge);
+	MUST(mount("none", ".", NULL, MS_REMOUNT, opts));
+}
+
+/* kB of FilePmdMapped (or ShmemPmdMapped) in the VMA that starts at @addr */
+static long pmd_mapped_kb(void *addr)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	unsigned long start, end;
+	char line[512];
+	int in_vma = 0;
+	long kb = 0, v;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &start, &end) == 2)
+			in_vma = start == (unsigned long)addr;
+		else if (in_vma &&
+			 (sscanf(line, "FilePmdMapped: %ld", &v) == 1 ||
+			  sscanf(line, "ShmemPmdMapped: %ld", &v) == 1))
+			kb += v;
+	}
+	CHECK(f != NULL, "open /proc/self/smaps");
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+static unsigned char pattern(long off)
+{
+	return (off * 2654435761u) >> 11;
+}
+
+/*
+ * Make a SIZE file, by write(2) or by faults on a mapping of the truncated
+ * file; touch it all through a shared mapping; check data, counters, smaps.
+ */
+static void one_case(const char *huge, int by_write, int advice,
+		     long expect_huge)
+{
+	long before = stat_read("huge_alloc");
+	unsigned char *buf = malloc(4 * MB), *p;
+	long pmd_kb, bad = -1, made;
+	int fd;
+
+	remount(huge);
+	fd = MUST(open("f", O_RDWR | O_CREAT | O_TRUNC, 0644));
+	if (by_write) {
+		for (long off = 0; off < SIZE; off += 4 * MB) {
+			for (long i = 0; i < 4 * MB; i++)
+				buf[i] = pattern(off + i);
+			CHECK(write(fd, buf, 4 * MB) == 4 * MB, "write");
+		}
+	} else {
+		MUST(ftruncate(fd, SIZE));
+	}
+	p = mmap(NULL, SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(p != MAP_FAILED, "mmap");
+	if (p == MAP_FAILED)
+		goto out;
+	CHECK(((uintptr_t)p & (HUGE - 1)) == 0,
+	      "mapping of a huge-capable file is 2 MiB aligned (%p)", p);
+	if (advice)
+		MUST(madvise(p, SIZE, advice));
+	for (long off = 0; off < SIZE; off += 4096) {
+		if (!by_write)
+			p[off] = pattern(off);
+		if (p[off] != pattern(off) && bad < 0)
+			bad = off;
+	}
+	CHECK(bad < 0, "huge=%s: data differs at %ld", huge, bad);
+
+	made = stat_read("huge_alloc") - before;
+	pmd_kb = pmd_mapped_kb(p);
+	printf("huge=%s %s advice=%d: %ld huge folios, %ld kB PMD-mapped\n",
+	       huge, by_write ? "write" : "fault", advice, made, pmd_kb);
+	CHECK(made == expect_huge, "huge=%s: %ld huge folios, expected %ld",
+	      huge, made, expect_huge);
+	if (expect_huge)
+		CHECK(pmd_kb == expect_huge * 2048,
+		      "huge=%s: %ld kB PMD-mapped, expected %ld", huge, pmd_kb,
+		      expect_huge * 2048);
+	else
+		CHECK(pmd_kb == 0, "huge=%s: %ld kB PMD-mapped", huge, pmd_kb);
+	munmap(p, SIZE);
+out:
+	close(fd);
+	MUST(unlink("f"));
+	free(buf);
+}
+
+int main(void)
+{
+	const long n = SIZE / HUGE;
+	struct stat st;
+
+	MUST(stat(".", &st));
+	snprintf(sysdir, sizeof(sysdir), "/sys/fs/hugetmpfs/%u:%u",
+		 major(st.st_dev), minor(st.st_dev));
+	CHECK(stat_read("huge_alloc") == 0, "a new mount has no huge folios");
+
+	one_case("always", 1, 0, n);
+	one_case("always", 0, 0, n);
+	one_case("within_size", 1, 0, n);
+	one_case("within_size", 0, 0, n);
+	one_case("never", 1, 0, 0);
+	one_case("never", 0, MADV_HUGEPAGE, 0);
+	one_case("advise", 0, 0, 0);
+	one_case("advise", 0, MADV_HUGEPAGE, n);
+	one_case("always", 0, MADV_NOHUGEPAGE, 0);
+
+	set_override("deny");
+	one_case("always", 1, 0, 0);
+	set_override("force");
+	one_case("never", 0, 0, n);
+	set_override("none");
+	one_case("never", 0, 0, 0);
+
+	return tap_done("t-huge");
+}
