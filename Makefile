@@ -45,7 +45,7 @@ $(BUILD)/tests/%: tests/%.c tests/tap.h include/uapi/linux/hugetmpfs.h
 
 # make run [CMD='shell command'] [SHARE=/host/dir]
 run: all
-	@scripts/qemu-run.sh --kernel "$(KDIR)/arch/x86/boot/bzImage" \
+	scripts/qemu-run.sh --kernel "$(KDIR)/arch/x86/boot/bzImage" \
 		--rootfs "$(ROOTFS)" \
 		--module $(MODULE) --timeout 0 \
 		$(if $(SHARE),--share "$(SHARE)") $(if $(CMD),--cmd "$$CMD")

@@ -6,6 +6,7 @@
  */
 #include <linux/mm.h>
 #include <linux/huge_mm.h>
+#include <linux/falloc.h>
 #include <linux/pagemap.h>
 #include <linux/uio.h>
 
@@ -24,29 +25,31 @@ static int htmpfs_read_folio(struct file *file, struct folio *folio)
 /**
  * htmpfs_fill_hole - make sure a folio holds page @index of a file
  * @inode: the file
- * @index: page index, below EOF
- * @vma: the mapping being faulted
+ * @index: page index
+ * @write_end: for fallocate, the end of the range in bytes; else 0
+ * @vma: the mapping being faulted, or NULL
+ * @next: if not NULL, set to the index after the folio that holds @index
  *
  * A hole gets a zeroed folio, huge if the policy allows and the 2 MiB
  * range is empty, else a single page.
  *
  * Return: 0 or a negative errno.
  */
-int htmpfs_fill_hole(struct inode *inode, pgoff_t index,
-		     struct vm_area_struct *vma)
+int htmpfs_fill_hole(struct inode *inode, pgoff_t index, loff_t write_end,
+		     struct vm_area_struct *vma, pgoff_t *next)
 {
 	struct address_space *mapping = inode->i_mapping;
-	gfp_t gfp = mapping_gfp_mask(mapping);
 	struct folio *folio;
 
 	folio = filemap_get_folio(mapping, index);
 	if (!IS_ERR(folio))
 		goto out;
 
-	if (htmpfs_huge_allowed(inode, index, 0, vma))
-		htmpfs_huge_prepare(inode, index, gfp);
+	if (htmpfs_huge_allowed(inode, index, write_end, vma))
+		htmpfs_huge_prepare(inode, index, vma);
 
-	folio = __filemap_get_folio(mapping, index, FGP_LOCK | FGP_CREAT, gfp);
+	folio = __filemap_get_folio(mapping, index, FGP_LOCK | FGP_CREAT,
+				    mapping_gfp_mask(mapping));
 	if (IS_ERR(folio))
 		return PTR_ERR(folio);
 	if (!folio_test_uptodate(folio)) {
@@ -56,6 +59,8 @@ int htmpfs_fill_hole(struct inode *inode, pgoff_t index,
 	}
 	folio_unlock(folio);
 out:
+	if (next)
+		*next = folio_next_index(folio);
 	folio_put(folio);
 	return 0;
 }
@@ -69,8 +74,7 @@ static int htmpfs_write_begin(struct file *file, struct address_space *mapping,
 	size_t from;
 
 	if (htmpfs_huge_allowed(mapping->host, index, pos + len, NULL))
-		htmpfs_huge_prepare(mapping->host, index,
-				    mapping_gfp_mask(mapping));
+		htmpfs_huge_prepare(mapping->host, index, NULL);
 
 	/* Finds the huge folio, or makes a small one. */
 	folio = __filemap_get_folio(mapping, index, FGP_WRITEBEGIN,
@@ -115,12 +119,91 @@ const struct address_space_operations htmpfs_aops = {
 	.write_begin	= htmpfs_write_begin,
 	.write_end	= htmpfs_write_end,
 	.dirty_folio	= noop_dirty_folio,
+	/* Movable, so compaction can build the huge pages we want. */
+	.migrate_folio	= filemap_migrate_folio,
+	.error_remove_folio = generic_error_remove_folio,
 };
 
+static long htmpfs_fallocate(struct file *file, int mode, loff_t offset,
+			     loff_t len)
+{
+	struct inode *inode = file_inode(file);
+	struct address_space *mapping = inode->i_mapping;
+	loff_t end = offset + len;
+	pgoff_t index, last;
+	int err = 0;
+
+	if (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE |
+		     FALLOC_FL_ZERO_RANGE))
+		return -EOPNOTSUPP;
+
+	inode_lock(inode);
+	if (!(mode & FALLOC_FL_KEEP_SIZE) && end > i_size_read(inode)) {
+		err = inode_newsize_ok(inode, end);
+		if (err)
+			goto out;
+	}
+
+	if (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) {
+		/* Frees whole folios, zeroes (and splits) partial ones. */
+		filemap_invalidate_lock(mapping);
+		truncate_pagecache_range(inode, offset, end - 1);
+		filemap_invalidate_unlock(mapping);
+		inode_set_mtime_to_ts(inode, inode_set_ctime_current(inode));
+	}
+
+	if (!(mode & FALLOC_FL_PUNCH_HOLE)) {
+		last = (end - 1) >> PAGE_SHIFT;
+		for (index = offset >> PAGE_SHIFT; index <= last; ) {
+			if (fatal_signal_pending(current)) {
+				err = -EINTR;
+				break;
+			}
+			err = htmpfs_fill_hole(inode, index, end, NULL, &index);
+			if (err) {
+				/* What was filled stays: it is all zeroes. */
+				if (err == -ENOMEM)
+					err = -ENOSPC;
+				break;
+			}
+			cond_resched();
+		}
+	}
+
+	if (!(mode & FALLOC_FL_KEEP_SIZE) && end > i_size_read(inode) && !err)
+		i_size_write(inode, end);
+	if (!err)
+		file_modified(file);
+out:
+	inode_unlock(inode);
+	return err;
+}
+
+/* O_DIRECT is accepted, as tmpfs does: the page cache is the storage. */
+static int htmpfs_file_open(struct inode *inode, struct file *file)
+{
+	file->f_mode |= FMODE_CAN_ODIRECT;
+	return generic_file_open(inode, file);
+}
+
+static ssize_t htmpfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	iocb->ki_flags &= ~IOCB_DIRECT;
+	return generic_file_read_iter(iocb, to);
+}
+
+static ssize_t htmpfs_write_iter(struct kiocb *iocb, struct iov_iter *from)
+{
+	iocb->ki_flags &= ~IOCB_DIRECT;
+	return generic_file_write_iter(iocb, from);
+}
+
 const struct file_operations htmpfs_file_ops = {
+	.open		= htmpfs_file_open,
 	.llseek		= generic_file_llseek,
-	.read_iter	= generic_file_read_iter,
-	.write_iter	= generic_file_write_iter,
+	.read_iter	= htmpfs_read_iter,
+	.write_iter	= htmpfs_write_iter,
+	.fallocate	= htmpfs_fallocate,
 	.mmap		= htmpfs_mmap,
 	.get_unmapped_area = thp_get_unmapped_area,
 	.fsync		= noop_fsync,

@@ -104,15 +104,19 @@ bool htmpfs_huge_allowed(struct inode *inode, pgoff_t index, loff_t write_end,
  * htmpfs_huge_prepare - put a zeroed PMD-sized folio where @index falls
  * @inode: the file
  * @index: page index about to be written or faulted
- * @gfp: allocation flags of the caller's context
+ * @vma: the mapping being faulted, or NULL for write(2)
  *
  * Best effort, only where the whole 2 MiB range is still a hole: the caller
  * then finds the folio through the page cache as usual, or makes a small one
- * if this failed. Counts both outcomes.
+ * if this failed. Counts both outcomes. The huge page is allocated as THP
+ * faults allocate theirs, following /sys/kernel/mm/transparent_hugepage/defrag
+ * (by default: no direct reclaim or compaction unless MADV_HUGEPAGE).
  */
-void htmpfs_huge_prepare(struct inode *inode, pgoff_t index, gfp_t gfp)
+void htmpfs_huge_prepare(struct inode *inode, pgoff_t index,
+			 struct vm_area_struct *vma)
 {
 	struct address_space *mapping = inode->i_mapping;
+	gfp_t gfp = mapping_gfp_mask(mapping);
 	struct htmpfs_sb_info *sbi = HTMPFS_SB(inode->i_sb);
 	pgoff_t start = round_down(index, HPAGE_PMD_NR);
 	loff_t pos = (loff_t)start << PAGE_SHIFT;
@@ -124,8 +128,7 @@ void htmpfs_huge_prepare(struct inode *inode, pgoff_t index, gfp_t gfp)
 		return;
 	}
 
-	/* Like THP faults: no retrying reclaim for a huge page on this path. */
-	folio = filemap_alloc_folio(gfp | __GFP_NORETRY | __GFP_NOWARN,
+	folio = filemap_alloc_folio(vma_thp_gfp_mask(vma) | __GFP_NOWARN,
 				    HPAGE_PMD_ORDER);
 	if (!folio) {
 		htmpfs_count(sbi, HTMPFS_STAT_HUGE_FALLBACK_NOMEM);

@@ -44,6 +44,7 @@ void htmpfs_evict_inode(struct inode *inode)
 {
 	truncate_inode_pages_final(&inode->i_data);
 	clear_inode(inode);
+	htmpfs_count_add(HTMPFS_SB(inode->i_sb), HTMPFS_STAT_INODES, -1);
 }
 
 /**
@@ -64,6 +65,7 @@ struct inode *htmpfs_new_inode(struct super_block *sb, struct mnt_idmap *idmap,
 	if (!inode)
 		return NULL;
 
+	htmpfs_count(HTMPFS_SB(sb), HTMPFS_STAT_INODES);
 	inode->i_ino = get_next_ino();
 	inode_init_owner(idmap, inode, dir, mode);
 	simple_inode_init_ts(inode);

@@ -37,11 +37,12 @@ struct htmpfs_options {
 	enum htmpfs_huge huge;
 };
 
-/* Events counted per mount and in total, shown in sysfs */
+/* Counted per mount and in total, shown in sysfs */
 enum htmpfs_stat {
 	HTMPFS_STAT_HUGE_ALLOC,			/* PMD-sized folios made */
 	HTMPFS_STAT_HUGE_FALLBACK_NOMEM,	/* no huge page to be had */
 	HTMPFS_STAT_HUGE_FALLBACK_POPULATED,	/* 2 MiB range partly in use */
+	HTMPFS_STAT_INODES,			/* inodes in use (a level) */
 	HTMPFS_NR_STATS
 };
 
@@ -84,8 +85,8 @@ int htmpfs_getattr(struct mnt_idmap *idmap, const struct path *path,
 		   struct kstat *stat, u32 request_mask, unsigned int flags);
 
 /* file.c */
-int htmpfs_fill_hole(struct inode *inode, pgoff_t index,
-		     struct vm_area_struct *vma);
+int htmpfs_fill_hole(struct inode *inode, pgoff_t index, loff_t write_end,
+		     struct vm_area_struct *vma, pgoff_t *next);
 
 /* mmap.c */
 int htmpfs_mmap(struct file *file, struct vm_area_struct *vma);
@@ -93,11 +94,20 @@ int htmpfs_mmap(struct file *file, struct vm_area_struct *vma);
 /* huge.c */
 bool htmpfs_huge_allowed(struct inode *inode, pgoff_t index, loff_t write_end,
 			 struct vm_area_struct *vma);
-void htmpfs_huge_prepare(struct inode *inode, pgoff_t index, gfp_t gfp);
+void htmpfs_huge_prepare(struct inode *inode, pgoff_t index,
+			 struct vm_area_struct *vma);
 
 /* stats.c */
 const char *htmpfs_huge_name(enum htmpfs_huge huge);
-void htmpfs_count(struct htmpfs_sb_info *sbi, enum htmpfs_stat stat);
+void htmpfs_count_add(struct htmpfs_sb_info *sbi, enum htmpfs_stat stat,
+		      long delta);
+
+static inline void htmpfs_count(struct htmpfs_sb_info *sbi,
+				enum htmpfs_stat stat)
+{
+	htmpfs_count_add(sbi, stat, 1);
+}
+
 int htmpfs_sysfs_add_sb(struct super_block *sb);
 void htmpfs_sysfs_del_sb(struct htmpfs_sb_info *sbi);
 int htmpfs_sysfs_init(void);

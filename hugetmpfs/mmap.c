@@ -22,7 +22,7 @@ static vm_fault_t htmpfs_fault(struct vm_fault *vmf)
 	 * the folio, with a PMD if folio and VMA allow.
 	 */
 	if (vmf->pgoff < eof) {
-		err = htmpfs_fill_hole(inode, vmf->pgoff, vmf->vma);
+		err = htmpfs_fill_hole(inode, vmf->pgoff, 0, vmf->vma, NULL);
 		if (err)
 			return vmf_error(err);
 	}

@@ -121,14 +121,38 @@ static int htmpfs_rmdir(struct inode *dir, struct dentry *dentry)
 	return htmpfs_unlink(dir, dentry);
 }
 
+/* Leave a whiteout (for overlayfs) where @old_dentry was. */
+static int htmpfs_whiteout(struct mnt_idmap *idmap, struct inode *old_dir,
+			   struct dentry *old_dentry)
+{
+	struct dentry *whiteout;
+	int err;
+
+	whiteout = d_alloc(old_dentry->d_parent, &old_dentry->d_name);
+	if (!whiteout)
+		return -ENOMEM;
+	err = htmpfs_mknod(idmap, old_dir, whiteout, S_IFCHR | WHITEOUT_MODE,
+			   WHITEOUT_DEV);
+	dput(whiteout);
+	if (err)
+		return err;
+	/*
+	 * Hash it now, while the old dentry is still hashed too: lookups see
+	 * one or the other, and the rename then moves the old one away.
+	 */
+	d_rehash(whiteout);
+	return 0;
+}
+
 static int htmpfs_rename(struct mnt_idmap *idmap, struct inode *old_dir,
 			 struct dentry *old_dentry, struct inode *new_dir,
 			 struct dentry *new_dentry, unsigned int flags)
 {
 	struct inode *inode = d_inode(old_dentry);
 	int they_are_dirs = S_ISDIR(inode->i_mode);
+	int err;
 
-	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE))
+	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT))
 		return -EINVAL;
 
 	if (flags & RENAME_EXCHANGE)
@@ -137,6 +161,12 @@ static int htmpfs_rename(struct mnt_idmap *idmap, struct inode *old_dir,
 
 	if (!simple_empty(new_dentry))
 		return -ENOTEMPTY;
+
+	if (flags & RENAME_WHITEOUT) {
+		err = htmpfs_whiteout(idmap, old_dir, old_dentry);
+		if (err)
+			return err;
+	}
 
 	if (d_really_is_positive(new_dentry)) {
 		struct inode *target = d_inode(new_dentry);

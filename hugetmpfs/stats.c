@@ -31,14 +31,16 @@ const char *htmpfs_huge_name(enum htmpfs_huge huge)
 }
 
 /**
- * htmpfs_count - count one event for a mount and in the module's totals
+ * htmpfs_count_add - add to a mount's counter and to the module's total
  * @sbi: the mount
- * @stat: which event
+ * @stat: which counter
+ * @delta: how much (negative for a level that goes down)
  */
-void htmpfs_count(struct htmpfs_sb_info *sbi, enum htmpfs_stat stat)
+void htmpfs_count_add(struct htmpfs_sb_info *sbi, enum htmpfs_stat stat,
+		      long delta)
 {
-	atomic_long_inc(&sbi->stats[stat]);
-	atomic_long_inc(&htmpfs_totals[stat]);
+	atomic_long_add(delta, &sbi->stats[stat]);
+	atomic_long_add(delta, &htmpfs_totals[stat]);
 }
 
 struct htmpfs_stat_attr {
@@ -67,6 +69,7 @@ static ssize_t htmpfs_stat_show(struct kobject *kobj,
 HTMPFS_STAT_ATTR(huge_alloc, HTMPFS_STAT_HUGE_ALLOC);
 HTMPFS_STAT_ATTR(huge_fallback_nomem, HTMPFS_STAT_HUGE_FALLBACK_NOMEM);
 HTMPFS_STAT_ATTR(huge_fallback_populated, HTMPFS_STAT_HUGE_FALLBACK_POPULATED);
+HTMPFS_STAT_ATTR(inodes, HTMPFS_STAT_INODES);
 
 static ssize_t huge_show(struct kobject *kobj, struct kobj_attribute *attr,
 			 char *buf)
@@ -84,6 +87,7 @@ static struct attribute *htmpfs_total_attrs[] = {
 	&htmpfs_attr_huge_alloc.attr.attr,
 	&htmpfs_attr_huge_fallback_nomem.attr.attr,
 	&htmpfs_attr_huge_fallback_populated.attr.attr,
+	&htmpfs_attr_inodes.attr.attr,
 	NULL
 };
 
@@ -96,6 +100,7 @@ static struct attribute *htmpfs_mount_attrs[] = {
 	&htmpfs_attr_huge_alloc.attr.attr,
 	&htmpfs_attr_huge_fallback_nomem.attr.attr,
 	&htmpfs_attr_huge_fallback_populated.attr.attr,
+	&htmpfs_attr_inodes.attr.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(htmpfs_mount);

@@ -122,4 +122,6 @@ if [ ! -f "$payload/status" ]; then
 	echo "qemu-run: guest stopped without an exit status (qemu rc=$rc)" >&2
 	exit 125
 fi
-exit "$(cat "$payload/status")"
+status=$(cat "$payload/status")
+echo "qemu-run: guest command exit status $status" >&2
+exit "$status"

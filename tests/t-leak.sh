@@ -7,13 +7,18 @@ set -u
 m=/mnt/t-leak
 mb=256
 pages() { awk '$1 == "nr_file_pages" { print $2 }' /proc/vmstat; }
+inodes() { cat /sys/fs/hugetmpfs/inodes; }
 settle() { sync; echo 3 >/proc/sys/vm/drop_caches; }
 
 mkdir -p $m
 settle
 base=$(pages)
+base_inodes=$(inodes)
 
 mount -t hugetmpfs none $m || exit 2
+mkdir -p $m/d/e
+for i in $(seq 1000); do : >$m/d/e/small$i; done
+ln -s f1 $m/link
 for i in 1 2 3 4; do
 	dd if=/dev/zero of=$m/f$i bs=1M count=$((mb / 4)) status=none || exit 2
 done
@@ -32,9 +37,15 @@ rm $m/f1 $m/f2
 umount $m || exit 2
 settle
 after=$(pages)
+after_inodes=$(inodes)
 
 echo "nr_file_pages: before $base, with ${mb} MiB $full, after $after"
+echo "hugetmpfs inodes in use: before $base_inodes, after $after_inodes"
 fails=0
+if [ -z "$base_inodes" ] || [ "$after_inodes" != "$base_inodes" ]; then
+	echo "FAIL: inodes not evicted (or no /sys/fs/hugetmpfs/inodes)"
+	fails=1
+fi
 if [ $((full - base)) -lt $((mb * 256 * 9 / 10)) ]; then
 	echo "FAIL: the files were not counted in the page cache"
 	fails=1

@@ -130,6 +130,13 @@ renameat2("r1", "r2", RENAME_EXCHANGE)
 check(read("r1") == b"one" and read("r2") == b"uno", "RENAME_EXCHANGE")
 renameat2("r1", "r3", RENAME_NOREPLACE)
 check(read("r3") == b"one", "RENAME_NOREPLACE to a new name")
+RENAME_WHITEOUT = 4
+renameat2("r3", "r4", RENAME_WHITEOUT)
+st = os.lstat("r3")
+check(stat.S_ISCHR(st.st_mode) and st.st_rdev == 0,
+      "RENAME_WHITEOUT leaves a 0:0 character device")
+check(read("r4") == b"one", "RENAME_WHITEOUT moved the file")
+check("r3" in os.listdir(".") and "r4" in os.listdir("."), "whiteout listed")
 os.makedirs("d1/sub")
 os.mkdir("d2")
 os.rename("d1/sub", "d2/sub")
@@ -148,6 +155,15 @@ check(libc.linkat(fd, b"", AT_FDCWD, b"tmpfile-linked", AT_EMPTY_PATH) == 0,
       "linkat(AT_EMPTY_PATH) of an O_TMPFILE: errno %d" % ctypes.get_errno())
 os.close(fd)
 check(read("tmpfile-linked") == b"tmp data", "O_TMPFILE linked")
+
+# O_DIRECT is accepted, with aligned and unaligned buffers
+import mmap
+fd = os.open("direct", os.O_CREAT | os.O_RDWR | os.O_DIRECT, 0o600)
+m = mmap.mmap(-1, 8192)
+m.write(b"D" * 8192)
+check(os.pwritev(fd, [m], 0) == 8192, "O_DIRECT write")
+check(os.pread(fd, 100, 4000) == b"D" * 100, "O_DIRECT unaligned read")
+os.close(fd)
 
 # attributes: mode, owner, times
 write("m", b"")

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fsx: a randomized file consistency tester. Random writes, reads, shared
+ * mmap reads and writes, truncates up and down, fallocate modes and
+ * copy_file_range on a few files, every result checked against an in-memory
+ * model. Offsets cluster around 2 MiB multiples, where huge folios begin and
+ * end. Seeded and reproducible: on a mismatch it prints the seed and the last
+ * operations, and exits 1.
+ *
+ * usage: fsx [-s seed] [-n ops] [-m max_size_mb] [-f files] [dir]
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tap.h"
+
+#define MB (1024L * 1024)
+#define HUGE (2 * MB)
+#define MAX_FILES 4
+#define LOG_SIZE 32
+
+struct file_model {
+	int fd;
+	long size;
+	unsigned char *data;	/* max_size bytes; past size always zero */
+};
+
+static struct file_model files[MAX_FILES];
+static int nfiles = 2;
+static long max_size = 24 * MB;
+static unsigned long long rng;
+static unsigned char *buf;
+static char oplog[LOG_SIZE][128];
+static long opno;
+static int can_punch = 1, can_zero = 1, can_alloc = 1;
+
+static unsigned long long rnd(void)
+{
+	/* xorshift64*: fast, and the same sequence everywhere */
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 2685821657736338717ULL;
+}
+
+static long rnd_below(long n)
+{
+	return n > 0 ? (long)(rnd() % (unsigned long long)n) : 0;
+}
+
+/* An offset in [0, limit): half of them near a 2 MiB boundary */
+static long rnd_offset(long limit)
+{
+	long off;
+
+	if (limit <= 0)
+		return 0;
+	if (rnd() & 1) {
+		off = rnd_below(limit / HUGE + 1) * HUGE + rnd_below(16384) - 8192;
+		if (off >= 0 && off < limit)
+			return off;
+	}
+	return rnd_below(limit);
+}
+
+/* A length: mostly small, sometimes up to a few huge pages */
+static long rnd_len(void)
+{
+	switch (rnd() % 4) {
+	case 0:
+		return 1 + rnd_below(64);
+	case 1:
+		return 1 + rnd_below(16384);
+	case 2:
+		return 1 + rnd_below(HUGE);
+	default:
+		return 1 + rnd_below(3 * HUGE);
+	}
+}
+
+static void logop(const char *fmt, long a, long b, long c)
+{
+	snprintf(oplog[opno % LOG_SIZE], sizeof(oplog[0]), fmt, a, b, c);
+	opno++;
+}
+
+static void fail(const char *what, int f, long off, int got, int want)
+{
+	fprintf(stderr, "FAIL op %ld: %s: file %d offset %ld: got 0x%02x, expected 0x%02x\n",
+		opno, what, f, off, got, want);
+	fprintf(stderr, "last operations (oldest first):\n");
+	for (long i = opno > LOG_SIZE ? opno - LOG_SIZE : 0; i < opno; i++)
+		fprintf(stderr, "  %6ld %s\n", i, oplog[i % LOG_SIZE]);
+	exit(1);
+}
+
+static void compare(const char *what, int f, long off, const unsigned char *got,
+		    long len)
+{
+	const unsigned char *want = files[f].data + off;
+
+	if (!memcmp(got, want, len))
+		return;
+	for (long i = 0; i < len; i++)
+		if (got[i] != want[i])
+			fail(what, f, off + i, got[i], want[i]);
+}
+
+static void fill_random(unsigned char *p, long len)
+{
+	unsigned char v = rnd();
+
+	for (long i = 0; i < len; i++)
+		p[i] = v + i * 7 + (i >> 12);
+}
+
+static void set_size(int f, long size)
+{
+	struct file_model *m = &files[f];
+
+	if (size < m->size)
+		memset(m->data + size, 0, m->size - size);
+	m->size = size;
+}
+
+static void op_write(int f)
+{
+	struct file_model *m = &files[f];
+	long off = rnd_offset(max_size - 1), len = rnd_len();
+
+	if (off + len > max_size)
+		len = max_size - off;
+	logop("write  off %ld len %ld file %ld", off, len, f);
+	fill_random(buf, len);
+	if (pwrite(m->fd, buf, len, off) != len)
+		fail("pwrite failed", f, off, errno, 0);
+	memcpy(m->data + off, buf, len);
+	if (off + len > m->size)
+		m->size = off + len;
+}
+
+static void op_read(int f)
+{
+	struct file_model *m = &files[f];
+	long off = rnd_offset(m->size + 4096), len = rnd_len(), want;
+	ssize_t got;
+
+	logop("read   off %ld len %ld file %ld", off, len, f);
+	want = off >= m->size ? 0 : (off + len > m->size ? m->size - off : len);
+	got = pread(m->fd, buf, len, off);
+	if (got != want)
+		fail("pread length", f, off, (int)got, (int)want);
+	compare("pread", f, off, buf, got);
+}
+
+static void op_mapread(int f)
+{
+	struct file_model *m = &files[f];
+	unsigned char *p;
+	long off, len;
+
+	if (!m->size)
+		return;
+	off = rnd_offset(m->size);
+	len = rnd_len();
+	if (off + len > m->size)
+		len = m->size - off;
+	logop("mapread off %ld len %ld file %ld", off, len, f);
+	/* Map it all, so that huge folios can be PMD-mapped. */
+	p = mmap(NULL, m->size, PROT_READ, MAP_SHARED, m->fd, 0);
+	if (p == MAP_FAILED)
+		fail("mmap read", f, 0, errno, 0);
+	compare("mmap read", f, off, p + off, len);
+	munmap(p, m->size);
+}
+
+static void op_mapwrite(int f)
+{
+	struct file_model *m = &files[f];
+	long off, len;
+	unsigned char *p;
+
+	if (!m->size)
+		return;
+	off = rnd_offset(m->size);
+	len = rnd_len();
+	if (off + len > m->size)
+		len = m->size - off;
+	logop("mapwrite off %ld len %ld file %ld", off, len, f);
+	p = mmap(NULL, m->size, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, 0);
+	if (p == MAP_FAILED)
+		fail("mmap write", f, 0, errno, 0);
+	fill_random(m->data + off, len);
+	memcpy(p + off, m->data + off, len);
+	if (rnd() & 1)
+		msync(p, m->size, MS_SYNC);
+	munmap(p, m->size);
+}
+
+static void op_truncate(int f)
+{
+	long size = rnd() & 1 ? rnd_offset(max_size) : rnd_below(files[f].size + 1);
+
+	logop("truncate to %ld file %ld (%ld)", size, f, files[f].size);
+	if (ftruncate(files[f].fd, size))
+		fail("ftruncate", f, size, errno, 0);
+	set_size(f, size);
+}
+
+static void op_fallocate(int f)
+{
+	struct file_model *m = &files[f];
+	long off = rnd_offset(max_size - 1), len = rnd_len();
+	int which = rnd() % 4, mode;
+	int *can;
+
+	if (off + len > max_size)
+		len = max_size - off;
+	switch (which) {
+	case 0:
+		mode = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
+		can = &can_punch;
+		break;
+	case 1:
+		mode = FALLOC_FL_ZERO_RANGE | (rnd() & 1 ? FALLOC_FL_KEEP_SIZE : 0);
+		can = &can_zero;
+		break;
+	case 2:
+		mode = FALLOC_FL_KEEP_SIZE;
+		can = &can_alloc;
+		break;
+	default:
+		mode = 0;
+		can = &can_alloc;
+		break;
+	}
+	if (!*can)
+		return;
+	logop("fallocate mode %#lx off %ld len %ld", mode, off, len);
+	if (fallocate(m->fd, mode, off, len)) {
+		if (errno == EOPNOTSUPP) {
+			*can = 0;	/* said once, at the first use */
+			printf("fallocate mode %#x: not supported\n", mode);
+			return;
+		}
+		fail("fallocate", f, off, errno, 0);
+	}
+	if (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) {
+		long end = off + len < m->size ? off + len : m->size;
+
+		if (end > off)
+			memset(m->data + off, 0, end - off);
+	}
+	if (!(mode & FALLOC_FL_KEEP_SIZE) && off + len > m->size)
+		m->size = off + len;
+}
+
+static void op_copy(int f)
+{
+	int g = rnd_below(nfiles);
+	struct file_model *src = &files[g], *dst = &files[f];
+	loff_t in, out;
+	long len, got;
+
+	if (!src->size)
+		return;
+	in = rnd_offset(src->size);
+	len = rnd_len();
+	if (in + len > src->size)
+		len = src->size - in;
+	out = rnd_offset(max_size - len);
+	/* Overlapping copies within one file are EINVAL: move the target. */
+	if (f == g && out < in + len && in < out + len)
+		out = in + len + rnd_below(4096) <= max_size - len ?
+		      in + len + rnd_below(4096) : 0;
+	if (f == g && out < in + len && in < out + len)
+		return;
+	logop("copy   in %ld out %ld len %ld", in, out, len);
+	memcpy(buf, src->data + in, len);
+	got = copy_file_range(src->fd, &in, dst->fd, &out, len, 0);
+	if (got != len)
+		fail("copy_file_range", f, out, (int)got, (int)len);
+	memcpy(dst->data + out - len, buf, len);
+	if (out > dst->size)
+		dst->size = out;
+}
+
+static void verify_all(void)
+{
+	for (int f = 0; f < nfiles; f++) {
+		struct stat st;
+		long got = 0;
+		ssize_t r;
+
+		if (fstat(files[f].fd, &st))
+			fail("fstat", f, 0, errno, 0);
+		if (st.st_size != files[f].size)
+			fail("file size", f, st.st_size, 0, 0);
+		while (got < files[f].size &&
+		       (r = pread(files[f].fd, buf, 4 * MB, got)) > 0) {
+			compare("full read", f, got, buf, r);
+			got += r;
+		}
+		if (got != files[f].size)
+			fail("full read length", f, got, 0, 0);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long long seed = 1;
+	long nops = 2000;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "s:n:m:f:")) != -1) {
+		switch (opt) {
+		case 's':
+			seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'n':
+			nops = atol(optarg);
+			break;
+		case 'm':
+			max_size = atol(optarg) * MB;
+			break;
+		case 'f':
+			nfiles = atoi(optarg);
+			break;
+		default:
+			fprintf(stderr, "usage: fsx [-s seed] [-n ops] [-m max_mb] [-f files] [dir]\n");
+			return 2;
+		}
+	}
+	if (nfiles < 1 || nfiles > MAX_FILES || max_size < 4 * HUGE)
+		return 2;
+	if (optind < argc && chdir(argv[optind]))
+		return 2;
+	rng = seed * 0x9E3779B97F4A7C15ULL + 1;
+	printf("fsx: seed %llu, %ld ops, %ld MiB, %d files\n", seed, nops,
+	       max_size / MB, nfiles);
+
+	buf = malloc(4 * MB + 3 * HUGE);
+	for (int f = 0; f < nfiles; f++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "fsx.%d", f);
+		files[f].fd = MUST(open(name, O_RDWR | O_CREAT | O_TRUNC, 0644));
+		files[f].data = calloc(max_size, 1);
+	}
+
+	for (long i = 0; i < nops; i++) {
+		int f = rnd_below(nfiles);
+
+		switch (rnd() % 10) {
+		case 0: case 1: case 2:
+			op_write(f);
+			break;
+		case 3: case 4:
+			op_read(f);
+			break;
+		case 5:
+			op_mapread(f);
+			break;
+		case 6:
+			op_mapwrite(f);
+			break;
+		case 7:
+			op_truncate(f);
+			break;
+		case 8:
+			op_fallocate(f);
+			break;
+		default:
+			op_copy(f);
+			break;
+		}
+		if (i % 500 == 499)
+			verify_all();
+	}
+	verify_all();
+	for (int f = 0; f < nfiles; f++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "fsx.%d", f);
+		close(files[f].fd);
+		unlink(name);
+	}
+	printf("fsx: seed %llu: %ld operations, all consistent\n", seed, opno);
+	return 0;
+}

@@ -1,0 +1,27 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The randomized consistency tester (fsx) on every huge= policy, then the
+# same run on in-kernel tmpfs in the same boot, so that a divergence shows up
+# as a failure there or here. FSX_SEED and FSX_OPS override the defaults.
+# timeout: 1500
+set -u
+cd "$HT_MNT" || exit 2
+ops=${FSX_OPS:-1500}
+seed=${FSX_SEED:-1}
+fails=0
+
+for mode in always within_size advise never; do
+	mount -o remount,huge=$mode . || exit 2
+	echo "== hugetmpfs huge=$mode"
+	fsx -s "$seed" -n "$ops" -m 24 -f 2 . || fails=$((fails + 1))
+	seed=$((seed + 1))
+done
+
+t=/mnt/t-fsx-tmpfs
+mkdir -p $t
+mount -t tmpfs -o huge=always tmpfs $t || exit 2
+echo "== tmpfs huge=always"
+fsx -s "$seed" -n "$ops" -m 24 -f 2 $t || fails=$((fails + 1))
+umount $t
+
+exit $fails
