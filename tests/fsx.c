@@ -81,6 +81,14 @@ static long rnd_len(void)
 	}
 }
 
+/* A length from rnd_len() that does not run past @limit from @off */
+static long rnd_len_within(long off, long limit)
+{
+	long len = rnd_len();
+
+	return off + len > limit ? limit - off : len;
+}
+
 static void logop(const char *fmt, long a, long b, long c)
 {
 	snprintf(oplog[opno % LOG_SIZE], sizeof(oplog[0]), fmt, a, b, c);
@@ -129,10 +137,9 @@ static void set_size(int f, long size)
 static void op_write(int f)
 {
 	struct file_model *m = &files[f];
-	long off = rnd_offset(max_size - 1), len = rnd_len();
+	long off = rnd_offset(max_size - 1);
+	long len = rnd_len_within(off, max_size);
 
-	if (off + len > max_size)
-		len = max_size - off;
 	logop("write  off %ld len %ld file %ld", off, len, f);
 	fill_random(buf, len);
 	if (pwrite(m->fd, buf, len, off) != len)
@@ -165,9 +172,7 @@ static void op_mapread(int f)
 	if (!m->size)
 		return;
 	off = rnd_offset(m->size);
-	len = rnd_len();
-	if (off + len > m->size)
-		len = m->size - off;
+	len = rnd_len_within(off, m->size);
 	logop("mapread off %ld len %ld file %ld", off, len, f);
 	/* Map it all, so that huge folios can be PMD-mapped. */
 	p = mmap(NULL, m->size, PROT_READ, MAP_SHARED, m->fd, 0);
@@ -186,9 +191,7 @@ static void op_mapwrite(int f)
 	if (!m->size)
 		return;
 	off = rnd_offset(m->size);
-	len = rnd_len();
-	if (off + len > m->size)
-		len = m->size - off;
+	len = rnd_len_within(off, m->size);
 	logop("mapwrite off %ld len %ld file %ld", off, len, f);
 	p = mmap(NULL, m->size, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, 0);
 	if (p == MAP_FAILED)
@@ -213,12 +216,11 @@ static void op_truncate(int f)
 static void op_fallocate(int f)
 {
 	struct file_model *m = &files[f];
-	long off = rnd_offset(max_size - 1), len = rnd_len();
+	long off = rnd_offset(max_size - 1);
+	long len = rnd_len_within(off, max_size);
 	int which = rnd() % 4, mode;
 	int *can;
 
-	if (off + len > max_size)
-		len = max_size - off;
 	switch (which) {
 	case 0:
 		mode = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
@@ -268,9 +270,7 @@ static void op_copy(int f)
 	if (!src->size)
 		return;
 	in = rnd_offset(src->size);
-	len = rnd_len();
-	if (in + len > src->size)
-		len = src->size - in;
+	len = rnd_len_within(in, src->size);
 	out = rnd_offset(max_size - len);
 	/* Overlapping copies within one file are EINVAL: move the target. */
 	if (f == g && out < in + len && in < out + len)
