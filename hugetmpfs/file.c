@@ -8,6 +8,7 @@
 #include <linux/huge_mm.h>
 #include <linux/falloc.h>
 #include <linux/pagemap.h>
+#include <linux/posix_acl.h>
 #include <linux/uio.h>
 
 #include "internal.h"
@@ -198,9 +199,31 @@ static ssize_t htmpfs_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	return generic_file_write_iter(iocb, from);
 }
 
+/*
+ * SEEK_DATA/SEEK_HOLE: data is wherever the page cache holds a folio, so a
+ * huge folio is data for all its 2 MiB, zeroed parts included.
+ */
+static loff_t htmpfs_llseek(struct file *file, loff_t offset, int whence)
+{
+	struct inode *inode = file_inode(file);
+
+	if (whence != SEEK_DATA && whence != SEEK_HOLE)
+		return generic_file_llseek(file, offset, whence);
+	if (offset < 0)
+		return -ENXIO;
+
+	inode_lock_shared(inode);
+	offset = mapping_seek_hole_data(inode->i_mapping, offset,
+					i_size_read(inode), whence);
+	if (offset >= 0)
+		offset = vfs_setpos(file, offset, MAX_LFS_FILESIZE);
+	inode_unlock_shared(inode);
+	return offset;
+}
+
 const struct file_operations htmpfs_file_ops = {
 	.open		= htmpfs_file_open,
-	.llseek		= generic_file_llseek,
+	.llseek		= htmpfs_llseek,
 	.read_iter	= htmpfs_read_iter,
 	.write_iter	= htmpfs_write_iter,
 	.fallocate	= htmpfs_fallocate,
@@ -214,4 +237,6 @@ const struct file_operations htmpfs_file_ops = {
 const struct inode_operations htmpfs_file_inode_ops = {
 	.setattr	= htmpfs_setattr,
 	.getattr	= htmpfs_getattr,
+	.listxattr	= htmpfs_listxattr,
+	.set_acl	= simple_set_acl,
 };

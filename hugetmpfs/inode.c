@@ -3,6 +3,7 @@
  * hugetmpfs inodes: allocation, attributes and eviction.
  */
 #include <linux/pagemap.h>
+#include <linux/posix_acl.h>
 #include <linux/slab.h>
 
 #include "internal.h"
@@ -17,7 +18,13 @@ static struct kmem_cache *htmpfs_inode_cachep;
  */
 struct inode *htmpfs_alloc_inode(struct super_block *sb)
 {
-	return alloc_inode_sb(sb, htmpfs_inode_cachep, GFP_KERNEL);
+	struct htmpfs_inode_info *info;
+
+	info = alloc_inode_sb(sb, htmpfs_inode_cachep, GFP_KERNEL);
+	if (!info)
+		return NULL;
+	simple_xattrs_init(&info->xattrs);
+	return &info->vfs_inode;
 }
 
 /**
@@ -31,7 +38,7 @@ void htmpfs_free_inode(struct inode *inode)
 {
 	if (S_ISLNK(inode->i_mode))
 		kfree(inode->i_link);
-	kmem_cache_free(htmpfs_inode_cachep, inode);
+	kmem_cache_free(htmpfs_inode_cachep, HTMPFS_I(inode));
 }
 
 /**
@@ -43,6 +50,9 @@ void htmpfs_free_inode(struct inode *inode)
 void htmpfs_evict_inode(struct inode *inode)
 {
 	truncate_inode_pages_final(&inode->i_data);
+	simple_xattrs_free(&HTMPFS_I(inode)->xattrs, NULL);
+	if (S_ISDIR(inode->i_mode))
+		simple_offset_destroy(&HTMPFS_I(inode)->dir_offsets);
 	clear_inode(inode);
 	htmpfs_count_add(HTMPFS_SB(inode->i_sb), HTMPFS_STAT_INODES, -1);
 }
@@ -55,17 +65,24 @@ void htmpfs_evict_inode(struct inode *inode)
  * @mode: file type and permissions
  * @dev: device number for character and block special files
  *
- * Return: the new inode, or NULL if memory ran out.
+ * Return: the new inode, ERR_PTR(-ENOSPC) past nr_inodes, or
+ * ERR_PTR(-ENOMEM).
  */
 struct inode *htmpfs_new_inode(struct super_block *sb, struct mnt_idmap *idmap,
 			       const struct inode *dir, umode_t mode, dev_t dev)
 {
-	struct inode *inode = new_inode(sb);
+	struct htmpfs_sb_info *sbi = HTMPFS_SB(sb);
+	struct inode *inode;
 
-	if (!inode)
-		return NULL;
+	if (!htmpfs_count_below(sbi, HTMPFS_STAT_INODES,
+				READ_ONCE(sbi->opts.max_inodes)))
+		return ERR_PTR(-ENOSPC);
+	inode = new_inode(sb);
+	if (!inode) {
+		htmpfs_count_add(sbi, HTMPFS_STAT_INODES, -1);
+		return ERR_PTR(-ENOMEM);
+	}
 
-	htmpfs_count(HTMPFS_SB(sb), HTMPFS_STAT_INODES);
 	inode->i_ino = get_next_ino();
 	inode_init_owner(idmap, inode, dir, mode);
 	simple_inode_init_ts(inode);
@@ -81,7 +98,8 @@ struct inode *htmpfs_new_inode(struct super_block *sb, struct mnt_idmap *idmap,
 		break;
 	case S_IFDIR:
 		inode->i_op = &htmpfs_dir_inode_ops;
-		inode->i_fop = &simple_dir_operations;
+		inode->i_fop = &simple_offset_dir_operations;
+		simple_offset_init(&HTMPFS_I(inode)->dir_offsets);
 		/* "." */
 		inc_nlink(inode);
 		break;
@@ -124,6 +142,8 @@ int htmpfs_setattr(struct mnt_idmap *idmap, struct dentry *dentry,
 		}
 	}
 	setattr_copy(idmap, inode, attr);
+	if (attr->ia_valid & ATTR_MODE)
+		return posix_acl_chmod(idmap, dentry, inode->i_mode);
 	return 0;
 }
 
@@ -153,7 +173,9 @@ int htmpfs_getattr(struct mnt_idmap *idmap, const struct path *path,
 
 static void htmpfs_inode_init_once(void *p)
 {
-	inode_init_once(p);
+	struct htmpfs_inode_info *info = p;
+
+	inode_init_once(&info->vfs_inode);
 }
 
 /**
@@ -164,7 +186,8 @@ static void htmpfs_inode_init_once(void *p)
 int htmpfs_inode_cache_init(void)
 {
 	htmpfs_inode_cachep = kmem_cache_create("hugetmpfs_inode_cache",
-						sizeof(struct inode), 0,
+						sizeof(struct htmpfs_inode_info),
+						0,
 						SLAB_RECLAIM_ACCOUNT |
 						SLAB_ACCOUNT,
 						htmpfs_inode_init_once);

@@ -9,6 +9,7 @@
  *   mmap.c   mapping and page faults
  *   huge.c   huge-folio policy and allocation
  *   stats.c  statistics in sysfs
+ *   xattr.c  extended attributes and ACLs
  */
 #ifndef _HUGETMPFS_INTERNAL_H
 #define _HUGETMPFS_INTERNAL_H
@@ -18,6 +19,7 @@
 #include <linux/kobject.h>
 #include <linux/mm.h>
 #include <linux/uidgid.h>
+#include <linux/xattr.h>
 
 #define HTMPFS_NAME	"hugetmpfs"
 
@@ -35,6 +37,7 @@ struct htmpfs_options {
 	kuid_t uid;
 	kgid_t gid;
 	enum htmpfs_huge huge;
+	long max_inodes;	/* 0: no limit */
 };
 
 /* Counted per mount and in total, shown in sysfs */
@@ -65,11 +68,30 @@ static inline struct htmpfs_sb_info *HTMPFS_SB(struct super_block *sb)
 	return sb->s_fs_info;
 }
 
+/**
+ * struct htmpfs_inode_info - a hugetmpfs inode
+ * @xattrs: extended attributes
+ * @dir_offsets: for a directory, readdir positions that stay put while
+ *	entries come and go
+ * @vfs_inode: the VFS inode
+ */
+struct htmpfs_inode_info {
+	struct simple_xattrs xattrs;
+	struct offset_ctx dir_offsets;
+	struct inode vfs_inode;
+};
+
+static inline struct htmpfs_inode_info *HTMPFS_I(struct inode *inode)
+{
+	return container_of(inode, struct htmpfs_inode_info, vfs_inode);
+}
+
 extern const struct inode_operations htmpfs_dir_inode_ops;
 extern const struct inode_operations htmpfs_file_inode_ops;
 extern const struct inode_operations htmpfs_symlink_inode_ops;
 extern const struct file_operations htmpfs_file_ops;
 extern const struct address_space_operations htmpfs_aops;
+extern const struct xattr_handler * const htmpfs_xattr_handlers[];
 
 /* inode.c */
 int htmpfs_inode_cache_init(void);
@@ -88,6 +110,12 @@ int htmpfs_getattr(struct mnt_idmap *idmap, const struct path *path,
 int htmpfs_fill_hole(struct inode *inode, pgoff_t index, loff_t write_end,
 		     struct vm_area_struct *vma, pgoff_t *next);
 
+/* namei.c */
+struct offset_ctx *htmpfs_offset_ctx(struct inode *dir);
+
+/* xattr.c */
+ssize_t htmpfs_listxattr(struct dentry *dentry, char *buffer, size_t size);
+
 /* mmap.c */
 int htmpfs_mmap(struct file *file, struct vm_area_struct *vma);
 
@@ -101,6 +129,9 @@ void htmpfs_huge_prepare(struct inode *inode, pgoff_t index,
 const char *htmpfs_huge_name(enum htmpfs_huge huge);
 void htmpfs_count_add(struct htmpfs_sb_info *sbi, enum htmpfs_stat stat,
 		      long delta);
+
+bool htmpfs_count_below(struct htmpfs_sb_info *sbi, enum htmpfs_stat stat,
+			long limit);
 
 static inline void htmpfs_count(struct htmpfs_sb_info *sbi,
 				enum htmpfs_stat stat)

@@ -2,10 +2,12 @@
 /*
  * hugetmpfs directories: the namespace lives entirely in the dcache. Every
  * positive dentry holds an extra reference, dropped by unlink/rmdir or by
- * kill_litter_super at unmount.
+ * kill_litter_super at unmount. Each directory also maps readdir offsets to
+ * its entries, so that a readdir goes on correctly while entries are removed.
  */
 #include <linux/iversion.h>
 #include <linux/pagemap.h>
+#include <linux/posix_acl.h>
 #include <linux/slab.h>
 
 #include "internal.h"
@@ -22,14 +24,34 @@ static void htmpfs_dir_changed(struct inode *dir, long entries)
 	inode_inc_iversion(dir);
 }
 
+/**
+ * htmpfs_offset_ctx - inode_operations.get_offset_ctx
+ * @dir: a directory
+ *
+ * Return: the directory's readdir offset map.
+ */
+struct offset_ctx *htmpfs_offset_ctx(struct inode *dir)
+{
+	return &HTMPFS_I(dir)->dir_offsets;
+}
+
 static int htmpfs_mknod(struct mnt_idmap *idmap, struct inode *dir,
 			struct dentry *dentry, umode_t mode, dev_t dev)
 {
 	struct inode *inode;
+	int err;
 
 	inode = htmpfs_new_inode(dir->i_sb, idmap, dir, mode, dev);
-	if (!inode)
-		return -ENOMEM;
+	if (IS_ERR(inode))
+		return PTR_ERR(inode);
+	/* Inherits default ACLs; applies the umask where there are none. */
+	err = simple_acl_create(dir, inode);
+	if (!err)
+		err = simple_offset_add(htmpfs_offset_ctx(dir), dentry);
+	if (err) {
+		iput(inode);
+		return err;
+	}
 	htmpfs_dir_changed(dir, 1);
 	if (S_ISDIR(mode))
 		inc_nlink(dir);
@@ -55,9 +77,16 @@ static int htmpfs_tmpfile(struct mnt_idmap *idmap, struct inode *dir,
 {
 	struct inode *inode;
 
+	int err;
+
 	inode = htmpfs_new_inode(dir->i_sb, idmap, dir, mode, 0);
-	if (!inode)
-		return -ENOMEM;
+	if (IS_ERR(inode))
+		return PTR_ERR(inode);
+	err = simple_acl_create(dir, inode);
+	if (err) {
+		iput(inode);
+		return err;
+	}
 	d_tmpfile(file, inode);
 	return finish_open_simple(file, 0);
 }
@@ -67,17 +96,21 @@ static int htmpfs_symlink(struct mnt_idmap *idmap, struct inode *dir,
 {
 	size_t len = strlen(symname) + 1;
 	struct inode *inode;
+	int err;
 
 	if (len > PAGE_SIZE)
 		return -ENAMETOOLONG;
 
 	inode = htmpfs_new_inode(dir->i_sb, idmap, dir, S_IFLNK | 0777, 0);
-	if (!inode)
-		return -ENOMEM;
+	if (IS_ERR(inode))
+		return PTR_ERR(inode);
 	inode->i_link = kmemdup(symname, len, GFP_KERNEL);
-	if (!inode->i_link) {
+	err = inode->i_link ? 0 : -ENOMEM;
+	if (!err)
+		err = simple_offset_add(htmpfs_offset_ctx(dir), dentry);
+	if (err) {
 		iput(inode);
-		return -ENOMEM;
+		return err;
 	}
 	inode->i_size = len - 1;
 	htmpfs_dir_changed(dir, 1);
@@ -90,7 +123,11 @@ static int htmpfs_link(struct dentry *old_dentry, struct inode *dir,
 		       struct dentry *dentry)
 {
 	struct inode *inode = d_inode(old_dentry);
+	int err;
 
+	err = simple_offset_add(htmpfs_offset_ctx(dir), dentry);
+	if (err)
+		return err;
 	htmpfs_dir_changed(dir, 1);
 	inode_set_ctime_current(inode);
 	inc_nlink(inode);
@@ -104,6 +141,7 @@ static int htmpfs_unlink(struct inode *dir, struct dentry *dentry)
 {
 	struct inode *inode = d_inode(dentry);
 
+	simple_offset_remove(htmpfs_offset_ctx(dir), dentry);
 	htmpfs_dir_changed(dir, -1);
 	inode_set_ctime_current(inode);
 	drop_nlink(inode);
@@ -150,23 +188,39 @@ static int htmpfs_rename(struct mnt_idmap *idmap, struct inode *old_dir,
 {
 	struct inode *inode = d_inode(old_dentry);
 	int they_are_dirs = S_ISDIR(inode->i_mode);
+	bool had_offset = false;
 	int err;
 
 	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT))
 		return -EINVAL;
 
 	if (flags & RENAME_EXCHANGE)
-		return simple_rename_exchange(old_dir, old_dentry, new_dir,
-					      new_dentry);
+		return simple_offset_rename_exchange(old_dir, old_dentry,
+						     new_dir, new_dentry);
 
 	if (!simple_empty(new_dentry))
 		return -ENOTEMPTY;
 
+	/*
+	 * The moved entry takes the target's readdir offset, or a new one:
+	 * get that first, as it is the step that can fail.
+	 */
+	err = simple_offset_add(htmpfs_offset_ctx(new_dir), new_dentry);
+	if (err == -EBUSY)
+		had_offset = true;
+	else if (err)
+		return err;
+
 	if (flags & RENAME_WHITEOUT) {
 		err = htmpfs_whiteout(idmap, old_dir, old_dentry);
-		if (err)
+		if (err) {
+			if (!had_offset)
+				simple_offset_remove(htmpfs_offset_ctx(new_dir),
+						     new_dentry);
 			return err;
+		}
 	}
+	simple_offset_rename(old_dir, old_dentry, new_dir, new_dentry);
 
 	if (d_really_is_positive(new_dentry)) {
 		struct inode *target = d_inode(new_dentry);
@@ -203,10 +257,14 @@ const struct inode_operations htmpfs_dir_inode_ops = {
 	.tmpfile	= htmpfs_tmpfile,
 	.setattr	= htmpfs_setattr,
 	.getattr	= htmpfs_getattr,
+	.listxattr	= htmpfs_listxattr,
+	.set_acl	= simple_set_acl,
+	.get_offset_ctx	= htmpfs_offset_ctx,
 };
 
 const struct inode_operations htmpfs_symlink_inode_ops = {
 	.get_link	= simple_get_link,
 	.setattr	= htmpfs_setattr,
 	.getattr	= htmpfs_getattr,
+	.listxattr	= htmpfs_listxattr,
 };

@@ -43,6 +43,27 @@ void htmpfs_count_add(struct htmpfs_sb_info *sbi, enum htmpfs_stat stat,
 	atomic_long_add(delta, &htmpfs_totals[stat]);
 }
 
+/**
+ * htmpfs_count_below - count one more of a level, unless it reached a limit
+ * @sbi: the mount
+ * @stat: which level
+ * @limit: the most it may be, or 0 for no limit
+ *
+ * Return: true if counted, false if the limit was reached.
+ */
+bool htmpfs_count_below(struct htmpfs_sb_info *sbi, enum htmpfs_stat stat,
+			long limit)
+{
+	if (limit && atomic_long_inc_return(&sbi->stats[stat]) > limit) {
+		atomic_long_dec(&sbi->stats[stat]);
+		return false;
+	}
+	if (!limit)
+		atomic_long_inc(&sbi->stats[stat]);
+	atomic_long_inc(&htmpfs_totals[stat]);
+	return true;
+}
+
 struct htmpfs_stat_attr {
 	struct kobj_attribute attr;
 	enum htmpfs_stat stat;

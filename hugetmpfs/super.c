@@ -19,6 +19,7 @@ enum htmpfs_param {
 	OPT_UID,
 	OPT_GID,
 	OPT_HUGE,
+	OPT_NR_INODES,
 };
 
 static const struct constant_table htmpfs_huge_table[] = {
@@ -34,11 +35,13 @@ static const struct fs_parameter_spec htmpfs_param_specs[] = {
 	fsparam_u32("uid",	OPT_UID),
 	fsparam_u32("gid",	OPT_GID),
 	fsparam_enum("huge",	OPT_HUGE, htmpfs_huge_table),
+	fsparam_string("nr_inodes", OPT_NR_INODES),
 	{}
 };
 
 /* Which options the user gave, so that remount changes only those */
 #define HTMPFS_SEEN_HUGE	BIT(0)
+#define HTMPFS_SEEN_INODES	BIT(1)
 
 struct htmpfs_fs_context {
 	struct htmpfs_options opts;
@@ -82,16 +85,35 @@ static int htmpfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		ctx->opts.huge = result.uint_32;
 		ctx->seen |= HTMPFS_SEEN_HUGE;
 		break;
+	case OPT_NR_INODES: {
+		char *rest;
+		unsigned long long n = memparse(param->string, &rest);
+
+		if (*rest || n > LONG_MAX)
+			return invalfc(fc, "Bad value for 'nr_inodes': %s",
+				       param->string);
+		ctx->opts.max_inodes = n;
+		ctx->seen |= HTMPFS_SEEN_INODES;
+		break;
+	}
 	}
 	return 0;
 }
 
 static int htmpfs_statfs(struct dentry *dentry, struct kstatfs *buf)
 {
+	struct htmpfs_sb_info *sbi = HTMPFS_SB(dentry->d_sb);
+	long max = READ_ONCE(sbi->opts.max_inodes);
+
 	buf->f_type = HUGETMPFS_MAGIC;
 	buf->f_bsize = PAGE_SIZE;
 	buf->f_namelen = NAME_MAX;
-	/* No size= limit yet: report "unlimited" as tmpfs does (zeros). */
+	/* Without a limit, report zeros as tmpfs does: "unlimited". */
+	if (max) {
+		buf->f_files = max;
+		buf->f_ffree = max_t(long, 0, max -
+			atomic_long_read(&sbi->stats[HTMPFS_STAT_INODES]));
+	}
 	return 0;
 }
 
@@ -106,6 +128,8 @@ static int htmpfs_show_options(struct seq_file *m, struct dentry *root)
 		seq_printf(m, ",uid=%u", from_kuid_munged(&init_user_ns, o->uid));
 	if (!gid_eq(o->gid, GLOBAL_ROOT_GID))
 		seq_printf(m, ",gid=%u", from_kgid_munged(&init_user_ns, o->gid));
+	if (READ_ONCE(o->max_inodes))
+		seq_printf(m, ",nr_inodes=%ld", READ_ONCE(o->max_inodes));
 	seq_printf(m, ",huge=%s", htmpfs_huge_name(READ_ONCE(o->huge)));
 	return 0;
 }
@@ -136,12 +160,14 @@ static int htmpfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_blocksize_bits = PAGE_SHIFT;
 	sb->s_magic = HUGETMPFS_MAGIC;
 	sb->s_op = &htmpfs_super_ops;
+	sb->s_xattr = htmpfs_xattr_handlers;
+	sb->s_flags |= SB_POSIXACL;
 	sb->s_time_gran = 1;
 
 	root = htmpfs_new_inode(sb, &nop_mnt_idmap, NULL,
 				S_IFDIR | sbi->opts.mode, 0);
-	if (!root)
-		return -ENOMEM;
+	if (IS_ERR(root))
+		return PTR_ERR(root);
 	root->i_uid = sbi->opts.uid;
 	root->i_gid = sbi->opts.gid;
 	sb->s_root = d_make_root(root);
@@ -161,6 +187,14 @@ static int htmpfs_reconfigure(struct fs_context *fc)
 	struct htmpfs_sb_info *sbi = HTMPFS_SB(fc->root->d_sb);
 
 	/* Like tmpfs: mode, uid and gid only apply when the root is made. */
+	if ((ctx->seen & HTMPFS_SEEN_INODES) && ctx->opts.max_inodes &&
+	    ctx->opts.max_inodes <
+	    atomic_long_read(&sbi->stats[HTMPFS_STAT_INODES]))
+		return invalfc(fc, "nr_inodes=%ld is below the %ld in use",
+			       ctx->opts.max_inodes,
+			       atomic_long_read(&sbi->stats[HTMPFS_STAT_INODES]));
+	if (ctx->seen & HTMPFS_SEEN_INODES)
+		WRITE_ONCE(sbi->opts.max_inodes, ctx->opts.max_inodes);
 	if (ctx->seen & HTMPFS_SEEN_HUGE)
 		WRITE_ONCE(sbi->opts.huge, ctx->opts.huge);
 	return 0;

@@ -38,7 +38,7 @@ check "umount" umount $m
 
 # Bad options: EINVAL (mount(8) exits 32 and says "wrong fs type, bad option")
 # and the kernel log names the option.
-for bad in huge=sometimes bogus=1 mode=99x uid=abc huge; do
+for bad in huge=sometimes bogus=1 mode=99x uid=abc huge nr_inodes=12q; do
 	dmesg -c >/dev/null
 	out=$(mount -t hugetmpfs -o "$bad" none $m 2>&1)
 	rc=$?
@@ -50,6 +50,24 @@ for bad in huge=sometimes bogus=1 mode=99x uid=abc huge; do
 	umount $m 2>/dev/null
 done
 dmesg -c >/dev/null
+
+# nr_inodes: the root counts; the next create past the limit is ENOSPC.
+check "mount nr_inodes=10" mount -t hugetmpfs -o nr_inodes=10 none $m
+check "nr_inodes=10 shown" has_opt nr_inodes=10
+for i in $(seq 1 9); do : >$m/f$i || check "create file $i of 9" false; done
+out=$(touch $m/f10 2>&1)
+check "10th inode refused" test ! -e $m/f10
+check "with ENOSPC: $out" bash -c "echo '$out' | grep -q 'No space left'"
+check "statfs counts them (total free): $(stat -f -c "%c %d" $m)" test "$(stat -f -c "%c %d" $m)" = "10 0"
+check "remount below use refused" bash -c "! mount -o remount,nr_inodes=5 $m 2>/dev/null"
+rm $m/f9
+check "a freed inode can be reused" touch $m/g
+check "remount nr_inodes=0 (no limit)" mount -o remount,nr_inodes=0 $m
+check "unlimited again" touch $m/f10 $m/f11
+check "umount" umount $m
+check "nr_inodes=1k" mount -t hugetmpfs -o nr_inodes=1k none $m
+check "nr_inodes=1k shown as 1024" has_opt nr_inodes=1024
+check "umount" umount $m
 
 # Many mount/unmount cycles with data in them.
 for i in $(seq 1 20); do

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SEEK_DATA and SEEK_HOLE: with small pages (huge=never) data and holes are
+ * reported at page granularity; a huge folio is data for all its 2 MiB.
+ */
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include "tap.h"
+
+#define MB (1024L * 1024)
+
+static void expect(int fd, long off, int whence, long want)
+{
+	long got = lseek(fd, off, whence);
+
+	if (want < 0)
+		CHECK(got == -1 && errno == ENXIO, "%s(%ld): %ld, expected ENXIO",
+		      whence == SEEK_DATA ? "SEEK_DATA" : "SEEK_HOLE", off, got);
+	else
+		CHECK(got == want, "%s(%ld): %ld, expected %ld",
+		      whence == SEEK_DATA ? "SEEK_DATA" : "SEEK_HOLE", off, got,
+		      want);
+}
+
+int main(void)
+{
+	char page[4096];
+	int fd;
+
+	memset(page, 'x', sizeof(page));
+	MUST(mount("none", ".", NULL, MS_REMOUNT, "huge=never"));
+	fd = MUST(open("small", O_RDWR | O_CREAT | O_TRUNC, 0644));
+	MUST(pwrite(fd, page, 4096, 0));
+	MUST(pwrite(fd, page, 100, 1 * MB));
+	MUST(ftruncate(fd, 3 * MB));
+	expect(fd, 0, SEEK_DATA, 0);
+	expect(fd, 0, SEEK_HOLE, 4096);
+	expect(fd, 4096, SEEK_DATA, 1 * MB);
+	expect(fd, 1 * MB + 10, SEEK_DATA, 1 * MB + 10);
+	expect(fd, 1 * MB, SEEK_HOLE, 1 * MB + 4096);
+	expect(fd, 2 * MB, SEEK_DATA, -1);
+	expect(fd, 2 * MB, SEEK_HOLE, 2 * MB);
+	expect(fd, 3 * MB, SEEK_HOLE, -1);
+	expect(fd, 3 * MB, SEEK_DATA, -1);
+	close(fd);
+
+	MUST(mount("none", ".", NULL, MS_REMOUNT, "huge=always"));
+	fd = MUST(open("huge", O_RDWR | O_CREAT | O_TRUNC, 0644));
+	MUST(ftruncate(fd, 6 * MB));
+	MUST(pwrite(fd, page, 100, 2 * MB + 8192));
+	/* The write got a whole 2 MiB folio: [2M, 4M) is data. */
+	expect(fd, 0, SEEK_DATA, 2 * MB);
+	expect(fd, 2 * MB, SEEK_HOLE, 4 * MB);
+	expect(fd, 4 * MB, SEEK_DATA, -1);
+	expect(fd, 5 * MB, SEEK_HOLE, 5 * MB);
+	close(fd);
+	return tap_done("t-seek");
+}
