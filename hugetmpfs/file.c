@@ -9,59 +9,51 @@
 #include <linux/falloc.h>
 #include <linux/pagemap.h>
 #include <linux/posix_acl.h>
+#include <linux/swap.h>
 #include <linux/uio.h>
 
 #include "internal.h"
 
-/* Called only for folios the page cache made to fill a hole. */
+/*
+ * Only for folios the page cache made itself, as read-ahead does when
+ * khugepaged or MADV_COLLAPSE looks at a file nobody has open for write:
+ * hugetmpfs's own paths never ask. They are holes, so zeroes; dirty like
+ * every folio here, which keeps khugepaged from collapsing them into a clean
+ * copy that reclaim could drop; and counted, even past size=, since they
+ * exist whether we like it or not.
+ */
 static int htmpfs_read_folio(struct file *file, struct folio *folio)
 {
 	folio_zero_range(folio, 0, folio_size(folio));
 	folio_mark_uptodate(folio);
 	folio_mark_dirty(folio);
+	htmpfs_account(folio->mapping->host, folio_nr_pages(folio), true);
 	folio_unlock(folio);
 	return 0;
 }
 
-/**
- * htmpfs_fill_hole - make sure a folio holds page @index of a file
- * @inode: the file
- * @index: page index
- * @write_end: for fallocate, the end of the range in bytes; else 0
- * @vma: the mapping being faulted, or NULL
- * @next: if not NULL, set to the index after the folio that holds @index
- *
- * A hole gets a zeroed folio, huge if the policy allows and the 2 MiB
- * range is empty, else a single page.
- *
- * Return: 0 or a negative errno.
+/*
+ * Reclaim asks only if the mapping stops being unevictable. Until hugetmpfs
+ * has swap, RAM is the only copy: keep the folio, dirty, and tell reclaim to
+ * put it back on the active list.
  */
-int htmpfs_fill_hole(struct inode *inode, pgoff_t index, loff_t write_end,
-		     struct vm_area_struct *vma, pgoff_t *next)
+static int htmpfs_writepage(struct page *page, struct writeback_control *wbc)
 {
-	struct address_space *mapping = inode->i_mapping;
+	folio_mark_dirty(page_folio(page));
+	return AOP_WRITEPAGE_ACTIVATE;
+}
+
+/* Make sure a folio holds page @index; *@next is the index after it. */
+static int htmpfs_fill_hole(struct inode *inode, pgoff_t index,
+			    loff_t write_end, pgoff_t *next)
+{
 	struct folio *folio;
 
-	folio = filemap_get_folio(mapping, index);
-	if (!IS_ERR(folio))
-		goto out;
-
-	if (htmpfs_huge_allowed(inode, index, write_end, vma))
-		htmpfs_huge_prepare(inode, index, vma);
-
-	folio = __filemap_get_folio(mapping, index, FGP_LOCK | FGP_CREAT,
-				    mapping_gfp_mask(mapping));
+	folio = htmpfs_get_folio(inode, index, write_end, NULL, true);
 	if (IS_ERR(folio))
 		return PTR_ERR(folio);
-	if (!folio_test_uptodate(folio)) {
-		folio_zero_range(folio, 0, folio_size(folio));
-		folio_mark_uptodate(folio);
-		folio_mark_dirty(folio);
-	}
+	*next = folio_next_index(folio);
 	folio_unlock(folio);
-out:
-	if (next)
-		*next = folio_next_index(folio);
 	folio_put(folio);
 	return 0;
 }
@@ -70,25 +62,13 @@ static int htmpfs_write_begin(struct file *file, struct address_space *mapping,
 			      loff_t pos, unsigned int len,
 			      struct folio **foliop, void **fsdata)
 {
-	pgoff_t index = pos >> PAGE_SHIFT;
 	struct folio *folio;
-	size_t from;
 
-	if (htmpfs_huge_allowed(mapping->host, index, pos + len, NULL))
-		htmpfs_huge_prepare(mapping->host, index, NULL);
-
-	/* Finds the huge folio, or makes a small one. */
-	folio = __filemap_get_folio(mapping, index, FGP_WRITEBEGIN,
-				    mapping_gfp_mask(mapping));
+	/* New folios come zeroed and uptodate: a short copy leaves zeroes. */
+	folio = htmpfs_get_folio(mapping->host, pos >> PAGE_SHIFT, pos + len,
+				 NULL, true);
 	if (IS_ERR(folio))
 		return PTR_ERR(folio);
-
-	if (!folio_test_uptodate(folio)) {
-		/* New folio: what this write does not cover must read as 0. */
-		from = offset_in_folio(folio, pos);
-		folio_zero_segments(folio, 0, from, from + len,
-				    folio_size(folio));
-	}
 	*foliop = folio;
 	return 0;
 }
@@ -99,17 +79,9 @@ static int htmpfs_write_end(struct file *file, struct address_space *mapping,
 {
 	struct inode *inode = mapping->host;
 
-	if (!folio_test_uptodate(folio)) {
-		/* A short copy left part of the new folio unwritten. */
-		if (copied < len)
-			folio_zero_range(folio, offset_in_folio(folio, pos) +
-					 copied, len - copied);
-		folio_mark_uptodate(folio);
-	}
 	/* i_rwsem is held, so i_size cannot change under us. */
 	if (pos + copied > inode->i_size)
 		i_size_write(inode, pos + copied);
-	folio_mark_dirty(folio);
 	folio_unlock(folio);
 	folio_put(folio);
 	return copied;
@@ -117,6 +89,7 @@ static int htmpfs_write_end(struct file *file, struct address_space *mapping,
 
 const struct address_space_operations htmpfs_aops = {
 	.read_folio	= htmpfs_read_folio,
+	.writepage	= htmpfs_writepage,
 	.write_begin	= htmpfs_write_begin,
 	.write_end	= htmpfs_write_end,
 	.dirty_folio	= noop_dirty_folio,
@@ -132,6 +105,7 @@ static long htmpfs_fallocate(struct file *file, int mode, loff_t offset,
 	struct address_space *mapping = inode->i_mapping;
 	loff_t end = offset + len;
 	pgoff_t index, last;
+	long max;
 	int err = 0;
 
 	if (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE |
@@ -146,23 +120,31 @@ static long htmpfs_fallocate(struct file *file, int mode, loff_t offset,
 	}
 
 	if (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) {
-		/* Frees whole folios, zeroes (and splits) partial ones. */
 		filemap_invalidate_lock(mapping);
-		truncate_pagecache_range(inode, offset, end - 1);
+		htmpfs_punch(inode, offset, end);
 		filemap_invalidate_unlock(mapping);
 		inode_set_mtime_to_ts(inode, inode_set_ctime_current(inode));
 	}
 
 	if (!(mode & FALLOC_FL_PUNCH_HOLE)) {
+		/* Bound to fail: fail before filling anything, as tmpfs does. */
+		max = READ_ONCE(HTMPFS_SB(inode->i_sb)->opts.max_blocks);
+		if (max && DIV_ROUND_UP(len, PAGE_SIZE) > max) {
+			err = -ENOSPC;
+			goto out;
+		}
 		last = (end - 1) >> PAGE_SHIFT;
 		for (index = offset >> PAGE_SHIFT; index <= last; ) {
 			if (fatal_signal_pending(current)) {
 				err = -EINTR;
 				break;
 			}
-			err = htmpfs_fill_hole(inode, index, end, NULL, &index);
+			err = htmpfs_fill_hole(inode, index, end, &index);
 			if (err) {
-				/* What was filled stays: it is all zeroes. */
+				/*
+				 * What was filled stays (zeroes, within size=);
+				 * tmpfs would give it back.
+				 */
 				if (err == -ENOMEM)
 					err = -ENOSPC;
 				break;
@@ -187,10 +169,66 @@ static int htmpfs_file_open(struct inode *inode, struct file *file)
 	return generic_file_open(inode, file);
 }
 
+/*
+ * Copy from the page cache, a whole folio at a time; holes read as zeroes
+ * without allocating anything (filemap_read() would fill them).
+ */
 static ssize_t htmpfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
-	iocb->ki_flags &= ~IOCB_DIRECT;
-	return generic_file_read_iter(iocb, to);
+	struct file *file = iocb->ki_filp;
+	struct inode *inode = file_inode(file);
+	struct address_space *mapping = inode->i_mapping;
+	loff_t pos = iocb->ki_pos;
+	ssize_t done = 0;
+
+	while (iov_iter_count(to)) {
+		loff_t size = i_size_read(inode);
+		struct folio *folio;
+		size_t n, copied;
+
+		if (pos >= size)
+			break;
+		folio = filemap_get_folio(mapping, pos >> PAGE_SHIFT);
+		if (IS_ERR(folio)) {
+			folio = NULL;
+		} else if (unlikely(!folio_test_uptodate(folio))) {
+			/* Read-ahead for khugepaged, being zero-filled. */
+			folio_put(folio);
+			folio = NULL;
+		}
+		n = folio ? folio_size(folio) - offset_in_folio(folio, pos) :
+			    PAGE_SIZE - offset_in_page(pos);
+		/* Truncation may have run while we looked the folio up. */
+		size = i_size_read(inode);
+		n = min3(n, iov_iter_count(to), (size_t)max(size - pos, 0LL));
+		if (folio) {
+			if (mapping_writably_mapped(mapping))
+				flush_dcache_folio(folio);
+			copied = copy_folio_to_iter(folio,
+						    offset_in_folio(folio, pos),
+						    n, to);
+			folio_mark_accessed(folio);
+			folio_put(folio);
+		} else {
+			copied = iov_iter_zero(n, to);
+		}
+		pos += copied;
+		done += copied;
+		if (copied < n) {
+			if (!done)
+				done = -EFAULT;
+			break;
+		}
+		if (fatal_signal_pending(current)) {
+			if (!done)
+				done = -EINTR;
+			break;
+		}
+		cond_resched();
+	}
+	iocb->ki_pos = pos;
+	file_accessed(file);
+	return done;
 }
 
 static ssize_t htmpfs_write_iter(struct kiocb *iocb, struct iov_iter *from)
@@ -230,7 +268,7 @@ const struct file_operations htmpfs_file_ops = {
 	.mmap		= htmpfs_mmap,
 	.get_unmapped_area = thp_get_unmapped_area,
 	.fsync		= noop_fsync,
-	.splice_read	= filemap_splice_read,
+	.splice_read	= copy_splice_read,
 	.splice_write	= iter_file_splice_write,
 };
 

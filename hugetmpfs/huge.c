@@ -11,6 +11,7 @@
 #include <linux/pagemap.h>
 
 #include "internal.h"
+#include "trace.h"
 
 enum htmpfs_override {
 	HTMPFS_OVERRIDE_NONE,	/* each mount's huge= decides */
@@ -100,54 +101,81 @@ bool htmpfs_huge_allowed(struct inode *inode, pgoff_t index, loff_t write_end,
 	return false;
 }
 
-/**
- * htmpfs_huge_prepare - put a zeroed PMD-sized folio where @index falls
- * @inode: the file
- * @index: page index about to be written or faulted
- * @vma: the mapping being faulted, or NULL for write(2)
- *
- * Best effort, only where the whole 2 MiB range is still a hole: the caller
- * then finds the folio through the page cache as usual, or makes a small one
- * if this failed. Counts both outcomes. The huge page is allocated as THP
- * faults allocate theirs, following /sys/kernel/mm/transparent_hugepage/defrag
- * (by default: no direct reclaim or compaction unless MADV_HUGEPAGE).
+/*
+ * Split the large folio that holds byte @pos, page aligned, and starts
+ * before it. Truncate and hole punch call this only where the split frees
+ * memory: the part of the folio at or beyond @pos is what they free (for a
+ * truncate, the split itself drops the pages beyond the new EOF).
  */
-void htmpfs_huge_prepare(struct inode *inode, pgoff_t index,
-			 struct vm_area_struct *vma)
+static void htmpfs_split_at(struct inode *inode, loff_t pos)
 {
-	struct address_space *mapping = inode->i_mapping;
-	gfp_t gfp = mapping_gfp_mask(mapping);
-	struct htmpfs_sb_info *sbi = HTMPFS_SB(inode->i_sb);
-	pgoff_t start = round_down(index, HPAGE_PMD_NR);
-	loff_t pos = (loff_t)start << PAGE_SHIFT;
 	struct folio *folio;
+	pgoff_t index;
 	int err;
 
-	if (filemap_range_has_page(mapping, pos, pos + HPAGE_PMD_SIZE - 1)) {
-		htmpfs_count(sbi, HTMPFS_STAT_HUGE_FALLBACK_POPULATED);
+	folio = filemap_lock_folio(inode->i_mapping, pos >> PAGE_SHIFT);
+	if (IS_ERR(folio))
 		return;
+	if (folio_test_large(folio) && folio_pos(folio) < pos) {
+		index = folio->index;
+		err = split_huge_page_to_list_to_order(&folio->page, NULL, 0);
+		trace_hugetmpfs_split(inode, index, err);
+		/* Else truncate_inode_partial_folio() retries, then zeroes. */
+		if (!err)
+			htmpfs_count(HTMPFS_SB(inode->i_sb), HTMPFS_STAT_SPLITS);
 	}
-
-	folio = filemap_alloc_folio(vma_thp_gfp_mask(vma) | __GFP_NOWARN,
-				    HPAGE_PMD_ORDER);
-	if (!folio) {
-		htmpfs_count(sbi, HTMPFS_STAT_HUGE_FALLBACK_NOMEM);
-		return;
-	}
-	folio_zero_range(folio, 0, folio_size(folio));
-	folio_mark_uptodate(folio);
-
-	err = filemap_add_folio(mapping, folio, start, gfp);
-	if (err) {
-		/* Raced with another allocation, or memcg said no. */
-		folio_put(folio);
-		htmpfs_count(sbi, err == -EEXIST ?
-			     HTMPFS_STAT_HUGE_FALLBACK_POPULATED :
-			     HTMPFS_STAT_HUGE_FALLBACK_NOMEM);
-		return;
-	}
-	folio_mark_dirty(folio);
 	folio_unlock(folio);
 	folio_put(folio);
-	htmpfs_count(sbi, HTMPFS_STAT_HUGE_ALLOC);
+}
+
+/* Zero [@start, @end), within one page, in whatever folio holds it. */
+static void htmpfs_zero_partial(struct inode *inode, loff_t start, loff_t end)
+{
+	struct folio *folio;
+
+	if (start >= end)
+		return;
+	folio = filemap_lock_folio(inode->i_mapping, start >> PAGE_SHIFT);
+	if (IS_ERR(folio))
+		return;
+	folio_zero_range(folio, offset_in_folio(folio, start), end - start);
+	folio_unlock(folio);
+	folio_put(folio);
+}
+
+/**
+ * htmpfs_punch - free the whole pages of [@start, @end) and zero the rest
+ * @inode: the file, with i_rwsem and the invalidate lock held
+ * @start: first byte
+ * @end: byte after the last, or LLONG_MAX for everything from @start
+ *
+ * Unlike truncate_pagecache_range() alone, a huge folio is split only where
+ * that frees whole pages of it: zeroing a few bytes keeps it, and its PMD
+ * mappings, intact. Space given back is settled with the mount.
+ */
+void htmpfs_punch(struct inode *inode, loff_t start, loff_t end)
+{
+	loff_t lo = round_up(start, PAGE_SIZE);
+	loff_t hi = end == LLONG_MAX ? end : round_down(end, PAGE_SIZE);
+
+	if (lo > hi) {
+		/* All within one page. */
+		htmpfs_zero_partial(inode, start, end);
+		return;
+	}
+	htmpfs_zero_partial(inode, start, lo);
+	if (hi != LLONG_MAX)
+		htmpfs_zero_partial(inode, hi, end);
+	if (lo == hi)
+		return;
+
+	htmpfs_split_at(inode, lo);
+	if (hi != LLONG_MAX)
+		htmpfs_split_at(inode, hi);
+	/* Page aligned, so the page cache has no partial folio to split. */
+	if (hi == LLONG_MAX)
+		truncate_pagecache(inode, lo);
+	else
+		truncate_pagecache_range(inode, lo, hi - 1);
+	htmpfs_recalc(inode);
 }

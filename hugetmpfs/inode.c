@@ -2,6 +2,8 @@
 /*
  * hugetmpfs inodes: allocation, attributes and eviction.
  */
+#include <linux/mm.h>
+#include <linux/huge_mm.h>
 #include <linux/pagemap.h>
 #include <linux/posix_acl.h>
 #include <linux/slab.h>
@@ -9,6 +11,22 @@
 #include "internal.h"
 
 static struct kmem_cache *htmpfs_inode_cachep;
+
+/*
+ * Per mount, as tmpfs does: inode64 never repeats a number; inode32 wraps
+ * (skipping 0), for old 32-bit binaries that fail stat() with EOVERFLOW.
+ */
+static ino_t htmpfs_next_ino(struct htmpfs_sb_info *sbi)
+{
+	u64 ino;
+
+	do {
+		ino = atomic64_inc_return(&sbi->next_ino);
+		if (!READ_ONCE(sbi->opts.inode64))
+			ino = (u32)ino;
+	} while (!ino);
+	return ino;
+}
 
 /**
  * htmpfs_alloc_inode - super_operations.alloc_inode
@@ -23,6 +41,8 @@ struct inode *htmpfs_alloc_inode(struct super_block *sb)
 	info = alloc_inode_sb(sb, htmpfs_inode_cachep, GFP_KERNEL);
 	if (!info)
 		return NULL;
+	spin_lock_init(&info->lock);
+	info->alloced = 0;
 	simple_xattrs_init(&info->xattrs);
 	return &info->vfs_inode;
 }
@@ -50,6 +70,7 @@ void htmpfs_free_inode(struct inode *inode)
 void htmpfs_evict_inode(struct inode *inode)
 {
 	truncate_inode_pages_final(&inode->i_data);
+	htmpfs_recalc(inode);
 	simple_xattrs_free(&HTMPFS_I(inode)->xattrs, NULL);
 	if (S_ISDIR(inode->i_mode))
 		simple_offset_destroy(&HTMPFS_I(inode)->dir_offsets);
@@ -74,8 +95,8 @@ struct inode *htmpfs_new_inode(struct super_block *sb, struct mnt_idmap *idmap,
 	struct htmpfs_sb_info *sbi = HTMPFS_SB(sb);
 	struct inode *inode;
 
-	if (!htmpfs_count_below(sbi, HTMPFS_STAT_INODES,
-				READ_ONCE(sbi->opts.max_inodes)))
+	if (!htmpfs_count_within(sbi, HTMPFS_STAT_INODES, 1,
+				 READ_ONCE(sbi->opts.max_inodes)))
 		return ERR_PTR(-ENOSPC);
 	inode = new_inode(sb);
 	if (!inode) {
@@ -83,7 +104,7 @@ struct inode *htmpfs_new_inode(struct super_block *sb, struct mnt_idmap *idmap,
 		return ERR_PTR(-ENOMEM);
 	}
 
-	inode->i_ino = get_next_ino();
+	inode->i_ino = htmpfs_next_ino(sbi);
 	inode_init_owner(idmap, inode, dir, mode);
 	simple_inode_init_ts(inode);
 	inode->i_mapping->a_ops = &htmpfs_aops;
@@ -133,8 +154,15 @@ int htmpfs_setattr(struct mnt_idmap *idmap, struct dentry *dentry,
 		return err;
 
 	if ((attr->ia_valid & ATTR_SIZE) && attr->ia_size != inode->i_size) {
-		/* Zeroes the partial tail folio and frees what lies beyond. */
-		truncate_setsize(inode, attr->ia_size);
+		if (attr->ia_size > inode->i_size) {
+			truncate_setsize(inode, attr->ia_size);
+		} else {
+			/* New size first: splitting drops tails beyond it. */
+			filemap_invalidate_lock(inode->i_mapping);
+			i_size_write(inode, attr->ia_size);
+			htmpfs_punch(inode, attr->ia_size, LLONG_MAX);
+			filemap_invalidate_unlock(inode->i_mapping);
+		}
 		if (!(attr->ia_valid & (ATTR_CTIME | ATTR_MTIME))) {
 			attr->ia_ctime = inode_set_ctime_current(inode);
 			attr->ia_mtime = attr->ia_ctime;
@@ -167,7 +195,9 @@ int htmpfs_getattr(struct mnt_idmap *idmap, const struct path *path,
 	generic_fillattr(idmap, request_mask, inode, stat);
 	stat->blocks = (u64)READ_ONCE(inode->i_mapping->nrpages) <<
 		       (PAGE_SHIFT - 9);
-	stat->blksize = PAGE_SIZE;
+	/* The I/O size that fills a huge folio, where one may be made. */
+	stat->blksize = htmpfs_huge_allowed(inode, 0, 0, NULL) ?
+			HPAGE_PMD_SIZE : PAGE_SIZE;
 	return 0;
 }
 

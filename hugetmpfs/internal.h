@@ -7,7 +7,8 @@
  *   namei.c  directory operations
  *   file.c   address space and file I/O
  *   mmap.c   mapping and page faults
- *   huge.c   huge-folio policy and allocation
+ *   huge.c   huge-folio policy and split
+ *   alloc.c  folio allocation and space accounting
  *   stats.c  statistics in sysfs
  *   xattr.c  extended attributes and ACLs
  */
@@ -38,6 +39,8 @@ struct htmpfs_options {
 	kgid_t gid;
 	enum htmpfs_huge huge;
 	long max_inodes;	/* 0: no limit */
+	long max_blocks;	/* pages; 0: no limit */
+	bool inode64;		/* else inode numbers fit in 32 bits */
 };
 
 /* Counted per mount and in total, shown in sysfs */
@@ -45,7 +48,10 @@ enum htmpfs_stat {
 	HTMPFS_STAT_HUGE_ALLOC,			/* PMD-sized folios made */
 	HTMPFS_STAT_HUGE_FALLBACK_NOMEM,	/* no huge page to be had */
 	HTMPFS_STAT_HUGE_FALLBACK_POPULATED,	/* 2 MiB range partly in use */
+	HTMPFS_STAT_HUGE_FALLBACK_NOSPACE,	/* size= leaves no room */
+	HTMPFS_STAT_SPLITS,			/* huge folios split by us */
 	HTMPFS_STAT_INODES,			/* inodes in use (a level) */
+	HTMPFS_STAT_BLOCKS,			/* pages charged (a level) */
 	HTMPFS_NR_STATS
 };
 
@@ -55,9 +61,13 @@ enum htmpfs_stat {
  * @stats: event counters
  * @kobj: the mount's directory in /sys/fs/hugetmpfs
  * @kobj_released: completed when sysfs has let go of @kobj
+ * @sb: the superblock, for statistics that walk its inodes
+ * @next_ino: the last inode number given out
  */
 struct htmpfs_sb_info {
 	struct htmpfs_options opts;
+	struct super_block *sb;
+	atomic64_t next_ino;
 	atomic_long_t stats[HTMPFS_NR_STATS];
 	struct kobject kobj;
 	struct completion kobj_released;
@@ -70,12 +80,17 @@ static inline struct htmpfs_sb_info *HTMPFS_SB(struct super_block *sb)
 
 /**
  * struct htmpfs_inode_info - a hugetmpfs inode
+ * @lock: protects @alloced
+ * @alloced: pages of the mount's space this file is charged for; the page
+ *	cache may already have freed some (see htmpfs_recalc())
  * @xattrs: extended attributes
  * @dir_offsets: for a directory, readdir positions that stay put while
  *	entries come and go
  * @vfs_inode: the VFS inode
  */
 struct htmpfs_inode_info {
+	spinlock_t lock;	/* @alloced */
+	long alloced;
 	struct simple_xattrs xattrs;
 	struct offset_ctx dir_offsets;
 	struct inode vfs_inode;
@@ -106,10 +121,6 @@ int htmpfs_setattr(struct mnt_idmap *idmap, struct dentry *dentry,
 int htmpfs_getattr(struct mnt_idmap *idmap, const struct path *path,
 		   struct kstat *stat, u32 request_mask, unsigned int flags);
 
-/* file.c */
-int htmpfs_fill_hole(struct inode *inode, pgoff_t index, loff_t write_end,
-		     struct vm_area_struct *vma, pgoff_t *next);
-
 /* namei.c */
 struct offset_ctx *htmpfs_offset_ctx(struct inode *dir);
 
@@ -122,16 +133,22 @@ int htmpfs_mmap(struct file *file, struct vm_area_struct *vma);
 /* huge.c */
 bool htmpfs_huge_allowed(struct inode *inode, pgoff_t index, loff_t write_end,
 			 struct vm_area_struct *vma);
-void htmpfs_huge_prepare(struct inode *inode, pgoff_t index,
-			 struct vm_area_struct *vma);
+void htmpfs_punch(struct inode *inode, loff_t start, loff_t end);
+
+/* alloc.c */
+void htmpfs_recalc(struct inode *inode);
+void htmpfs_account(struct inode *inode, long pages, bool charge);
+struct folio *htmpfs_get_folio(struct inode *inode, pgoff_t index,
+			       loff_t write_end, struct vm_area_struct *vma,
+			       bool create);
 
 /* stats.c */
 const char *htmpfs_huge_name(enum htmpfs_huge huge);
 void htmpfs_count_add(struct htmpfs_sb_info *sbi, enum htmpfs_stat stat,
 		      long delta);
 
-bool htmpfs_count_below(struct htmpfs_sb_info *sbi, enum htmpfs_stat stat,
-			long limit);
+bool htmpfs_count_within(struct htmpfs_sb_info *sbi, enum htmpfs_stat stat,
+			 long delta, long limit);
 
 static inline void htmpfs_count(struct htmpfs_sb_info *sbi,
 				enum htmpfs_stat stat)

@@ -1,32 +1,50 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hugetmpfs mappings. No ->page_mkwrite: every folio is already dirty, and
- * without write-notify core mm may map PMD-sized folios with one PMD entry
- * (filemap_map_pages / finish_fault) on read and write faults alike.
+ * without write-notify core mm maps PMD-sized folios with one PMD entry, from
+ * ->map_pages (filemap_map_pages) or after ->fault (finish_fault), on read
+ * and write faults alike, when the VMA covers the aligned 2 MiB and the folio
+ * lies within i_size. No ->huge_fault either: that would put our mappings
+ * under the global transparent_hugepage/enabled setting.
  */
 #include <linux/mm.h>
 #include <linux/pagemap.h>
 
 #include "internal.h"
 
+static bool htmpfs_beyond_eof(struct inode *inode, pgoff_t index)
+{
+	return index >= DIV_ROUND_UP(i_size_read(inode), PAGE_SIZE);
+}
+
+/*
+ * Find or make the folio (a hole gets one of the size our policy picks, not
+ * read-ahead's) and hand it back locked for finish_fault() to map.
+ */
 static vm_fault_t htmpfs_fault(struct vm_fault *vmf)
 {
 	struct inode *inode = file_inode(vmf->vma->vm_file);
-	pgoff_t eof = DIV_ROUND_UP(i_size_read(inode), PAGE_SIZE);
-	int err;
+	struct address_space *mapping = inode->i_mapping;
+	struct folio *folio;
 
-	/*
-	 * Fill a hole with a folio of the size our policy picks before
-	 * filemap_fault() looks: left to itself it would read ahead, with PMD
-	 * folios in MADV_HUGEPAGE ranges whatever huge= says. It then maps
-	 * the folio, with a PMD if folio and VMA allow.
-	 */
-	if (vmf->pgoff < eof) {
-		err = htmpfs_fill_hole(inode, vmf->pgoff, 0, vmf->vma, NULL);
-		if (err)
-			return vmf_error(err);
+	if (htmpfs_beyond_eof(inode, vmf->pgoff))
+		return VM_FAULT_SIGBUS;
+
+	/* Keeps hole punching from freeing what we are about to map. */
+	filemap_invalidate_lock_shared(mapping);
+	folio = htmpfs_get_folio(inode, vmf->pgoff, 0, vmf->vma, true);
+	filemap_invalidate_unlock_shared(mapping);
+	if (IS_ERR(folio))
+		return vmf_error(PTR_ERR(folio));
+
+	/* Truncate waits for the folio lock, so this check stays true. */
+	if (htmpfs_beyond_eof(inode, vmf->pgoff)) {
+		folio_unlock(folio);
+		folio_put(folio);
+		return VM_FAULT_SIGBUS;
 	}
-	return filemap_fault(vmf);
+	vmf->page = folio_file_page(folio, vmf->pgoff);
+	return VM_FAULT_LOCKED;
 }
 
 static const struct vm_operations_struct htmpfs_vm_ops = {

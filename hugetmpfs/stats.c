@@ -5,9 +5,14 @@
  * st_dev of the mount, as "mountpoint -d" prints it).
  */
 #include <linux/kobject.h>
+#include <linux/pagemap.h>
 #include <linux/sysfs.h>
+#include <linux/writeback.h>
 
 #include "internal.h"
+
+#define CREATE_TRACE_POINTS
+#include "trace.h"
 
 static atomic_long_t htmpfs_totals[HTMPFS_NR_STATS];
 static struct kset *htmpfs_kset;
@@ -44,24 +49,98 @@ void htmpfs_count_add(struct htmpfs_sb_info *sbi, enum htmpfs_stat stat,
 }
 
 /**
- * htmpfs_count_below - count one more of a level, unless it reached a limit
+ * htmpfs_count_within - add to a level, unless that takes it past a limit
  * @sbi: the mount
  * @stat: which level
+ * @delta: how much to add
  * @limit: the most it may be, or 0 for no limit
  *
- * Return: true if counted, false if the limit was reached.
+ * Return: true if added, false if the limit would be passed.
  */
-bool htmpfs_count_below(struct htmpfs_sb_info *sbi, enum htmpfs_stat stat,
-			long limit)
+bool htmpfs_count_within(struct htmpfs_sb_info *sbi, enum htmpfs_stat stat,
+			 long delta, long limit)
 {
-	if (limit && atomic_long_inc_return(&sbi->stats[stat]) > limit) {
-		atomic_long_dec(&sbi->stats[stat]);
+	if (limit && atomic_long_add_return(delta, &sbi->stats[stat]) > limit) {
+		atomic_long_sub(delta, &sbi->stats[stat]);
 		return false;
 	}
 	if (!limit)
-		atomic_long_inc(&sbi->stats[stat]);
-	atomic_long_inc(&htmpfs_totals[stat]);
+		atomic_long_add(delta, &sbi->stats[stat]);
+	atomic_long_add(delta, &htmpfs_totals[stat]);
 	return true;
+}
+
+/* What a walk over a mount's page cache finds (see htmpfs_usage_show()) */
+struct htmpfs_usage {
+	long huge;		/* PMD-sized folios */
+	long pmd_mapped;	/* of those, mapped by a PMD somewhere */
+	long beyond_eof;	/* pages held past EOF */
+};
+
+static void htmpfs_usage_inode(struct inode *inode, struct htmpfs_usage *u)
+{
+	XA_STATE(xas, &inode->i_mapping->i_pages, 0);
+	pgoff_t eof = DIV_ROUND_UP(i_size_read(inode), PAGE_SIZE);
+	struct folio *folio;
+
+	rcu_read_lock();
+	xas_for_each(&xas, folio, ULONG_MAX) {
+		if (xas_retry(&xas, folio) || xa_is_value(folio))
+			continue;
+		/* Pinned, so its order and mapcount mean something. */
+		if (!folio_try_get(folio)) {
+			xas_reset(&xas);
+			continue;
+		}
+		if (unlikely(folio != xas_reload(&xas))) {
+			folio_put(folio);
+			xas_reset(&xas);
+			continue;
+		}
+		if (folio_test_pmd_mappable(folio)) {
+			u->huge++;
+			if (folio_entire_mapcount(folio))
+				u->pmd_mapped++;
+		}
+		if (folio_next_index(folio) > eof)
+			u->beyond_eof += folio_next_index(folio) -
+					 max(folio->index, eof);
+		folio_put(folio);
+		if (need_resched()) {
+			xas_pause(&xas);
+			rcu_read_unlock();
+			cond_resched();
+			rcu_read_lock();
+		}
+	}
+	rcu_read_unlock();
+}
+
+/* Walk the inodes as drop_caches does, pinning one while looking at it. */
+static void htmpfs_usage(struct super_block *sb, struct htmpfs_usage *u)
+{
+	struct inode *inode, *toput = NULL;
+
+	spin_lock(&sb->s_inode_list_lock);
+	list_for_each_entry(inode, &sb->s_inodes, i_sb_list) {
+		spin_lock(&inode->i_lock);
+		if ((inode->i_state & (I_FREEING | I_WILL_FREE | I_NEW)) ||
+		    !inode->i_mapping->nrpages) {
+			spin_unlock(&inode->i_lock);
+			continue;
+		}
+		__iget(inode);
+		spin_unlock(&inode->i_lock);
+		spin_unlock(&sb->s_inode_list_lock);
+
+		htmpfs_usage_inode(inode, u);
+		iput(toput);
+		toput = inode;
+		cond_resched();
+		spin_lock(&sb->s_inode_list_lock);
+	}
+	spin_unlock(&sb->s_inode_list_lock);
+	iput(toput);
 }
 
 struct htmpfs_stat_attr {
@@ -90,7 +169,44 @@ static ssize_t htmpfs_stat_show(struct kobject *kobj,
 HTMPFS_STAT_ATTR(huge_alloc, HTMPFS_STAT_HUGE_ALLOC);
 HTMPFS_STAT_ATTR(huge_fallback_nomem, HTMPFS_STAT_HUGE_FALLBACK_NOMEM);
 HTMPFS_STAT_ATTR(huge_fallback_populated, HTMPFS_STAT_HUGE_FALLBACK_POPULATED);
+HTMPFS_STAT_ATTR(huge_fallback_nospace, HTMPFS_STAT_HUGE_FALLBACK_NOSPACE);
+HTMPFS_STAT_ATTR(splits, HTMPFS_STAT_SPLITS);
 HTMPFS_STAT_ATTR(inodes, HTMPFS_STAT_INODES);
+
+static ssize_t used_bytes_show(struct kobject *kobj,
+			       struct kobj_attribute *attr, char *buf)
+{
+	atomic_long_t *stats = htmpfs_totals;
+
+	if (kobj != &htmpfs_kset->kobj)
+		stats = container_of(kobj, struct htmpfs_sb_info, kobj)->stats;
+	return sysfs_emit(buf, "%ld\n",
+			  atomic_long_read(&stats[HTMPFS_STAT_BLOCKS]) <<
+			  PAGE_SHIFT);
+}
+
+static struct kobj_attribute htmpfs_attr_used_bytes = __ATTR_RO(used_bytes);
+
+/*
+ * Levels that only a walk of the page cache can tell: the kernel frees and
+ * splits folios (truncate, hole punch, migration) without telling us.
+ */
+#define HTMPFS_USAGE_ATTR(_name, _expr)					\
+static ssize_t _name##_show(struct kobject *kobj,			\
+			    struct kobj_attribute *attr, char *buf)	\
+{									\
+	struct htmpfs_sb_info *sbi = container_of(kobj,			\
+					struct htmpfs_sb_info, kobj);	\
+	struct htmpfs_usage u = {};					\
+									\
+	htmpfs_usage(sbi->sb, &u);					\
+	return sysfs_emit(buf, "%ld\n", _expr);			\
+}									\
+static struct kobj_attribute htmpfs_attr_##_name = __ATTR_RO(_name)
+
+HTMPFS_USAGE_ATTR(huge_folios, u.huge);
+HTMPFS_USAGE_ATTR(pmd_mapped, u.pmd_mapped);
+HTMPFS_USAGE_ATTR(free_hole_bytes, u.beyond_eof << PAGE_SHIFT);
 
 static ssize_t huge_show(struct kobject *kobj, struct kobj_attribute *attr,
 			 char *buf)
@@ -108,7 +224,10 @@ static struct attribute *htmpfs_total_attrs[] = {
 	&htmpfs_attr_huge_alloc.attr.attr,
 	&htmpfs_attr_huge_fallback_nomem.attr.attr,
 	&htmpfs_attr_huge_fallback_populated.attr.attr,
+	&htmpfs_attr_huge_fallback_nospace.attr.attr,
+	&htmpfs_attr_splits.attr.attr,
 	&htmpfs_attr_inodes.attr.attr,
+	&htmpfs_attr_used_bytes.attr,
 	NULL
 };
 
@@ -118,10 +237,16 @@ static const struct attribute_group htmpfs_total_group = {
 
 static struct attribute *htmpfs_mount_attrs[] = {
 	&htmpfs_attr_huge.attr,
+	&htmpfs_attr_huge_folios.attr,
+	&htmpfs_attr_pmd_mapped.attr,
+	&htmpfs_attr_free_hole_bytes.attr,
 	&htmpfs_attr_huge_alloc.attr.attr,
 	&htmpfs_attr_huge_fallback_nomem.attr.attr,
 	&htmpfs_attr_huge_fallback_populated.attr.attr,
+	&htmpfs_attr_huge_fallback_nospace.attr.attr,
+	&htmpfs_attr_splits.attr.attr,
 	&htmpfs_attr_inodes.attr.attr,
+	&htmpfs_attr_used_bytes.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(htmpfs_mount);

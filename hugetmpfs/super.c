@@ -10,6 +10,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/statfs.h>
+#include <linux/swap.h>
 #include <uapi/linux/hugetmpfs.h>
 
 #include "internal.h"
@@ -20,6 +21,10 @@ enum htmpfs_param {
 	OPT_GID,
 	OPT_HUGE,
 	OPT_NR_INODES,
+	OPT_SIZE,
+	OPT_NR_BLOCKS,
+	OPT_INODE32,
+	OPT_INODE64,
 };
 
 static const struct constant_table htmpfs_huge_table[] = {
@@ -36,12 +41,52 @@ static const struct fs_parameter_spec htmpfs_param_specs[] = {
 	fsparam_u32("gid",	OPT_GID),
 	fsparam_enum("huge",	OPT_HUGE, htmpfs_huge_table),
 	fsparam_string("nr_inodes", OPT_NR_INODES),
+	fsparam_string("size",	OPT_SIZE),
+	fsparam_string("nr_blocks", OPT_NR_BLOCKS),
+	fsparam_flag("inode32",	OPT_INODE32),
+	fsparam_flag("inode64",	OPT_INODE64),
 	{}
 };
 
 /* Which options the user gave, so that remount changes only those */
 #define HTMPFS_SEEN_HUGE	BIT(0)
 #define HTMPFS_SEEN_INODES	BIT(1)
+#define HTMPFS_SEEN_BLOCKS	BIT(2)
+#define HTMPFS_SEEN_INUMS	BIT(3)
+
+/* tmpfs's defaults: half of RAM, and an inode per two pages of it */
+static long htmpfs_default_max_blocks(void)
+{
+	return totalram_pages() / 2;
+}
+
+static long htmpfs_default_max_inodes(void)
+{
+	return min(totalram_pages() - totalhigh_pages(), totalram_pages() / 2);
+}
+
+/* A size: bytes with an optional k/m/g/t suffix, or a percentage of RAM. */
+static int htmpfs_parse_size(const char *str, long *pages)
+{
+	unsigned long long n;
+	char *rest;
+
+	n = memparse(str, &rest);
+	if (rest == str)
+		return -EINVAL;
+	if (*rest == '%') {
+		if (rest[1] || n > 100)
+			return -EINVAL;
+		/* Rounded as tmpfs rounds it, so the two agree. */
+		n = div_u64((n << PAGE_SHIFT) * totalram_pages(), 100);
+		*pages = DIV_ROUND_UP_ULL(n, PAGE_SIZE);
+		return 0;
+	}
+	if (*rest || n > (unsigned long long)LONG_MAX << PAGE_SHIFT)
+		return -EINVAL;
+	*pages = DIV_ROUND_UP_ULL(n, PAGE_SIZE);
+	return 0;
+}
 
 struct htmpfs_fs_context {
 	struct htmpfs_options opts;
@@ -89,13 +134,37 @@ static int htmpfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		char *rest;
 		unsigned long long n = memparse(param->string, &rest);
 
-		if (*rest || n > LONG_MAX)
+		if (rest == param->string || *rest || n > LONG_MAX)
 			return invalfc(fc, "Bad value for 'nr_inodes': %s",
 				       param->string);
 		ctx->opts.max_inodes = n;
 		ctx->seen |= HTMPFS_SEEN_INODES;
 		break;
 	}
+	case OPT_SIZE:
+		if (htmpfs_parse_size(param->string, &ctx->opts.max_blocks))
+			return invalfc(fc, "Bad value for 'size': %s",
+				       param->string);
+		ctx->seen |= HTMPFS_SEEN_BLOCKS;
+		break;
+	case OPT_NR_BLOCKS: {
+		char *rest;
+		unsigned long long n = memparse(param->string, &rest);
+
+		if (rest == param->string || *rest || n > LONG_MAX)
+			return invalfc(fc, "Bad value for 'nr_blocks': %s",
+				       param->string);
+		ctx->opts.max_blocks = n;
+		ctx->seen |= HTMPFS_SEEN_BLOCKS;
+		break;
+	}
+	case OPT_INODE32:
+	case OPT_INODE64:
+		if (opt == OPT_INODE64 && sizeof(ino_t) < 8)
+			return invalfc(fc, "inode64: ino_t is 32 bits here");
+		ctx->opts.inode64 = opt == OPT_INODE64;
+		ctx->seen |= HTMPFS_SEEN_INUMS;
+		break;
 	}
 	return 0;
 }
@@ -103,12 +172,19 @@ static int htmpfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 static int htmpfs_statfs(struct dentry *dentry, struct kstatfs *buf)
 {
 	struct htmpfs_sb_info *sbi = HTMPFS_SB(dentry->d_sb);
-	long max = READ_ONCE(sbi->opts.max_inodes);
+	long max = READ_ONCE(sbi->opts.max_blocks);
 
 	buf->f_type = HUGETMPFS_MAGIC;
 	buf->f_bsize = PAGE_SIZE;
 	buf->f_namelen = NAME_MAX;
 	/* Without a limit, report zeros as tmpfs does: "unlimited". */
+	if (max) {
+		buf->f_blocks = max;
+		buf->f_bfree = max_t(long, 0, max -
+			atomic_long_read(&sbi->stats[HTMPFS_STAT_BLOCKS]));
+		buf->f_bavail = buf->f_bfree;
+	}
+	max = READ_ONCE(sbi->opts.max_inodes);
 	if (max) {
 		buf->f_files = max;
 		buf->f_ffree = max_t(long, 0, max -
@@ -128,9 +204,14 @@ static int htmpfs_show_options(struct seq_file *m, struct dentry *root)
 		seq_printf(m, ",uid=%u", from_kuid_munged(&init_user_ns, o->uid));
 	if (!gid_eq(o->gid, GLOBAL_ROOT_GID))
 		seq_printf(m, ",gid=%u", from_kgid_munged(&init_user_ns, o->gid));
-	if (READ_ONCE(o->max_inodes))
+	/* As tmpfs: the limits only when they are not the defaults. */
+	if (READ_ONCE(o->max_blocks) != htmpfs_default_max_blocks())
+		seq_printf(m, ",size=%luk",
+			   READ_ONCE(o->max_blocks) << (PAGE_SHIFT - 10));
+	if (READ_ONCE(o->max_inodes) != htmpfs_default_max_inodes())
 		seq_printf(m, ",nr_inodes=%ld", READ_ONCE(o->max_inodes));
 	seq_printf(m, ",huge=%s", htmpfs_huge_name(READ_ONCE(o->huge)));
+	seq_printf(m, ",inode%d", READ_ONCE(o->inode64) ? 64 : 32);
 	return 0;
 }
 
@@ -153,6 +234,7 @@ static int htmpfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	if (!sbi)
 		return -ENOMEM;
 	sbi->opts = ctx->opts;
+	sbi->sb = sb;
 	sb->s_fs_info = sbi;
 
 	sb->s_maxbytes = MAX_LFS_FILESIZE;
@@ -185,16 +267,28 @@ static int htmpfs_reconfigure(struct fs_context *fc)
 {
 	struct htmpfs_fs_context *ctx = fc->fs_private;
 	struct htmpfs_sb_info *sbi = HTMPFS_SB(fc->root->d_sb);
+	long used;
 
 	/* Like tmpfs: mode, uid and gid only apply when the root is made. */
+	used = atomic_long_read(&sbi->stats[HTMPFS_STAT_INODES]);
 	if ((ctx->seen & HTMPFS_SEEN_INODES) && ctx->opts.max_inodes &&
-	    ctx->opts.max_inodes <
-	    atomic_long_read(&sbi->stats[HTMPFS_STAT_INODES]))
+	    ctx->opts.max_inodes < used)
 		return invalfc(fc, "nr_inodes=%ld is below the %ld in use",
-			       ctx->opts.max_inodes,
-			       atomic_long_read(&sbi->stats[HTMPFS_STAT_INODES]));
+			       ctx->opts.max_inodes, used);
+	used = atomic_long_read(&sbi->stats[HTMPFS_STAT_BLOCKS]);
+	if ((ctx->seen & HTMPFS_SEEN_BLOCKS) && ctx->opts.max_blocks &&
+	    ctx->opts.max_blocks < used)
+		return invalfc(fc, "size is below the %ld pages in use", used);
+	if ((ctx->seen & HTMPFS_SEEN_INUMS) && !ctx->opts.inode64 &&
+	    atomic64_read(&sbi->next_ino) > U32_MAX)
+		return invalfc(fc, "inode32: inode numbers past 2^32 in use");
+
 	if (ctx->seen & HTMPFS_SEEN_INODES)
 		WRITE_ONCE(sbi->opts.max_inodes, ctx->opts.max_inodes);
+	if (ctx->seen & HTMPFS_SEEN_BLOCKS)
+		WRITE_ONCE(sbi->opts.max_blocks, ctx->opts.max_blocks);
+	if (ctx->seen & HTMPFS_SEEN_INUMS)
+		WRITE_ONCE(sbi->opts.inode64, ctx->opts.inode64);
 	if (ctx->seen & HTMPFS_SEEN_HUGE)
 		WRITE_ONCE(sbi->opts.huge, ctx->opts.huge);
 	return 0;
@@ -223,6 +317,9 @@ static int htmpfs_init_fs_context(struct fs_context *fc)
 	ctx->opts.uid = current_fsuid();
 	ctx->opts.gid = current_fsgid();
 	ctx->opts.huge = HTMPFS_HUGE_WITHIN_SIZE;
+	ctx->opts.max_blocks = htmpfs_default_max_blocks();
+	ctx->opts.max_inodes = htmpfs_default_max_inodes();
+	ctx->opts.inode64 = IS_ENABLED(CONFIG_64BIT);
 	fc->fs_private = ctx;
 	fc->ops = &htmpfs_context_ops;
 	return 0;
@@ -232,12 +329,11 @@ static void htmpfs_kill_sb(struct super_block *sb)
 {
 	struct htmpfs_sb_info *sbi = HTMPFS_SB(sb);
 
+	/* First, as its statistics walk the inodes about to go. */
+	if (sbi && sbi->kobj.state_in_sysfs)	/* fill_super got that far */
+		htmpfs_sysfs_del_sb(sbi);
 	/* Drops the dentries that kept the tree alive, then the inodes. */
 	kill_litter_super(sb);
-	if (!sbi)
-		return;
-	if (sbi->kobj.state_in_sysfs)	/* fill_super got that far */
-		htmpfs_sysfs_del_sb(sbi);
 	kfree(sbi);
 }
 

@@ -2,8 +2,9 @@
 /*
  * Huge folios follow huge= (remounted between cases) and the module-wide
  * override, and a 2 MiB-aligned shared mapping of them is PMD-mapped: the
- * mount's sysfs counters and /proc/self/smaps (FilePmdMapped) must agree.
- * Data stays byte-exact throughout. Runs in a fresh mount (cwd).
+ * mount's sysfs counters, /proc/self/smaps (ShmemPmdMapped) and
+ * /proc/meminfo (ShmemHugePages) must agree. Data stays byte-exact
+ * throughout. Runs in a fresh mount (cwd).
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -75,43 +76,64 @@ static long pmd_mapped_kb(void *addr)
 	return kb;
 }
 
+/* A field of /proc/meminfo, in kB */
+static long meminfo_kb(const char *field)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[256];
+	size_t n = strlen(field);
+	long v = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, n) && line[n] == ':')
+			v = atol(line + n + 1);
+	CHECK(f && v >= 0, "meminfo %s", field);
+	if (f)
+		fclose(f);
+	return v;
+}
+
 static unsigned char pattern(long off)
 {
 	return (off * 2654435761u) >> 11;
 }
 
 /*
- * Make a SIZE file, by write(2) or by faults on a mapping of the truncated
+ * Make a size file, by write(2) or by faults on a mapping of the truncated
  * file; touch it all through a shared mapping; check data, counters, smaps.
  */
 static void one_case(const char *huge, int by_write, int advice,
-		     long expect_huge)
+		     long expect_huge, long size)
 {
 	long before = stat_read("huge_alloc");
+	long thp_kb = meminfo_kb("ShmemHugePages");
 	unsigned char *buf = malloc(4 * MB), *p;
 	long pmd_kb, bad = -1, made;
 	int fd;
 
+	/* The cases below expect a huge folio per 2 MiB of the file, or none. */
+	expect_huge = expect_huge ? size / HUGE : 0;
+
 	remount(huge);
 	fd = MUST(open("f", O_RDWR | O_CREAT | O_TRUNC, 0644));
 	if (by_write) {
-		for (long off = 0; off < SIZE; off += 4 * MB) {
+		for (long off = 0; off < size; off += 4 * MB) {
 			for (long i = 0; i < 4 * MB; i++)
 				buf[i] = pattern(off + i);
 			CHECK(write(fd, buf, 4 * MB) == 4 * MB, "write");
 		}
 	} else {
-		MUST(ftruncate(fd, SIZE));
+		MUST(ftruncate(fd, size));
 	}
-	p = mmap(NULL, SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	CHECK(p != MAP_FAILED, "mmap");
 	if (p == MAP_FAILED)
 		goto out;
 	CHECK(((uintptr_t)p & (HUGE - 1)) == 0,
 	      "mapping of a huge-capable file is 2 MiB aligned (%p)", p);
 	if (advice)
-		MUST(madvise(p, SIZE, advice));
-	for (long off = 0; off < SIZE; off += 4096) {
+		MUST(madvise(p, size, advice));
+	for (long off = 0; off < size; off += 4096) {
 		if (!by_write)
 			p[off] = pattern(off);
 		if (p[off] != pattern(off) && bad < 0)
@@ -131,16 +153,29 @@ static void one_case(const char *huge, int by_write, int advice,
 		      expect_huge * 2048);
 	else
 		CHECK(pmd_kb == 0, "huge=%s: %ld kB PMD-mapped", huge, pmd_kb);
-	munmap(p, SIZE);
+	CHECK(stat_read("huge_folios") == expect_huge,
+	      "huge=%s: sysfs huge_folios %ld, expected %ld", huge,
+	      stat_read("huge_folios"), expect_huge);
+	CHECK(stat_read("pmd_mapped") == expect_huge,
+	      "huge=%s: sysfs pmd_mapped %ld, expected %ld", huge,
+	      stat_read("pmd_mapped"), expect_huge);
+	CHECK(meminfo_kb("ShmemHugePages") - thp_kb == expect_huge * 2048,
+	      "huge=%s: ShmemHugePages grew by %ld kB, expected %ld", huge,
+	      meminfo_kb("ShmemHugePages") - thp_kb, expect_huge * 2048);
+	munmap(p, size);
+	CHECK(stat_read("pmd_mapped") == 0, "huge=%s: pmd_mapped %ld unmapped",
+	      huge, stat_read("pmd_mapped"));
 out:
 	close(fd);
 	MUST(unlink("f"));
+	CHECK(meminfo_kb("ShmemHugePages") == thp_kb,
+	      "huge=%s: ShmemHugePages %ld kB after unlink, %ld before", huge,
+	      meminfo_kb("ShmemHugePages"), thp_kb);
 	free(buf);
 }
 
 int main(void)
 {
-	const long n = SIZE / HUGE;
 	struct stat st;
 
 	MUST(stat(".", &st));
@@ -148,22 +183,24 @@ int main(void)
 		 major(st.st_dev), minor(st.st_dev));
 	CHECK(stat_read("huge_alloc") == 0, "a new mount has no huge folios");
 
-	one_case("always", 1, 0, n);
-	one_case("always", 0, 0, n);
-	one_case("within_size", 1, 0, n);
-	one_case("within_size", 0, 0, n);
-	one_case("never", 1, 0, 0);
-	one_case("never", 0, MADV_HUGEPAGE, 0);
-	one_case("advise", 0, 0, 0);
-	one_case("advise", 0, MADV_HUGEPAGE, n);
-	one_case("always", 0, MADV_NOHUGEPAGE, 0);
+	/* A 1 GiB file, PMD-mapped all through, with both huge defaults. */
+	one_case("always", 0, 0, 1, 1024 * MB);
+	one_case("within_size", 1, 0, 1, 1024 * MB);
+
+	one_case("always", 1, 0, 1, SIZE);
+	one_case("within_size", 0, 0, 1, SIZE);
+	one_case("never", 1, 0, 0, SIZE);
+	one_case("never", 0, MADV_HUGEPAGE, 0, SIZE);
+	one_case("advise", 0, 0, 0, SIZE);
+	one_case("advise", 0, MADV_HUGEPAGE, 1, SIZE);
+	one_case("always", 0, MADV_NOHUGEPAGE, 0, SIZE);
 
 	set_override("deny");
-	one_case("always", 1, 0, 0);
+	one_case("always", 1, 0, 0, SIZE);
 	set_override("force");
-	one_case("never", 0, 0, n);
+	one_case("never", 0, 0, 1, SIZE);
 	set_override("none");
-	one_case("never", 0, 0, 0);
+	one_case("never", 0, 0, 0, SIZE);
 
 	return tap_done("t-huge");
 }

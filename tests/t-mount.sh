@@ -38,7 +38,8 @@ check "umount" umount $m
 
 # Bad options: EINVAL (mount(8) exits 32 and says "wrong fs type, bad option")
 # and the kernel log names the option.
-for bad in huge=sometimes bogus=1 mode=99x uid=abc huge nr_inodes=12q; do
+for bad in huge=sometimes bogus=1 mode=99x uid=abc huge nr_inodes=12q \
+	   size=12q size=101% size= nr_blocks=7x inode64=1; do
 	dmesg -c >/dev/null
 	out=$(mount -t hugetmpfs -o "$bad" none $m 2>&1)
 	rc=$?
@@ -68,6 +69,33 @@ check "umount" umount $m
 check "nr_inodes=1k" mount -t hugetmpfs -o nr_inodes=1k none $m
 check "nr_inodes=1k shown as 1024" has_opt nr_inodes=1024
 check "umount" umount $m
+
+# size= and nr_blocks= in bytes (k/m/g), percent of RAM or pages; shown in k.
+check "mount size=4m" mount -t hugetmpfs -o size=4m none $m
+check "size=4m shown as 4096k" has_opt size=4096k
+check "statfs: 1024 blocks" test "$(stat -f -c %b $m)" = 1024
+check "inode64 by default" has_opt inode64
+check "remount nr_blocks=100" mount -o remount,nr_blocks=100 $m
+check "nr_blocks=100 shown as size=400k" has_opt size=400k
+check "remount size=1g" mount -o remount,size=1g $m
+check "size=1g shown" has_opt size=1048576k
+check "remount inode32" mount -o remount,inode32 $m
+check "inode32 shown" has_opt inode32
+touch $m/x
+check "inode32: a 32-bit inode number" test "$(stat -c %i $m/x)" -lt 4294967296
+check "umount" umount $m
+check "mount size=10%" mount -t hugetmpfs -o size=10% none $m
+mem=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
+blocks=$(stat -f -c %b $m)
+check "size=10% is a tenth of RAM ($blocks blocks of 4k, MemTotal $mem kB)" \
+	test $((blocks * 4 * 10 / mem)) = 1
+check "umount" umount $m
+check "default mount" mount -t hugetmpfs none $m
+check "default size not shown" bash -c "! grep ' $m ' /proc/mounts | grep -q size="
+blocks=$(stat -f -c %b $m)
+check "default size is half of RAM ($blocks blocks, MemTotal $mem kB)" \
+	test $(( (blocks * 8 + 8) / mem )) = 1
+umount $m 2>/dev/null
 
 # Many mount/unmount cycles with data in them.
 for i in $(seq 1 20); do

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hugetmpfs folio allocation and space accounting. Every folio of file data
+ * is made here: zeroed, charged to the mount's size= limit and to the memory
+ * cgroup of whoever caused it, and put in the page cache swap-backed, so the
+ * kernel counts it as Shmem (ShmemHugePages, ShmemPmdMapped) exactly as it
+ * counts tmpfs's. filemap_add_folio() cannot do that: it refuses swap-backed
+ * folios.
+ *
+ * Space is charged before allocation, so size= fails cleanly with ENOSPC.
+ * It is given back lazily: the page cache frees folios on truncate, hole
+ * punch and split without telling us, so htmpfs_recalc() compares what an
+ * inode was charged with what its page cache still holds.
+ */
+#include <linux/mm.h>
+#include <linux/huge_mm.h>
+#include <linux/memcontrol.h>
+#include <linux/pagemap.h>
+#include <linux/swap.h>
+
+#include "internal.h"
+#include "trace.h"
+
+/**
+ * htmpfs_recalc - give back the space of folios the page cache let go of
+ * @inode: a regular file
+ */
+void htmpfs_recalc(struct inode *inode)
+{
+	struct htmpfs_inode_info *info = HTMPFS_I(inode);
+	long freed;
+
+	spin_lock(&info->lock);
+	freed = info->alloced - READ_ONCE(inode->i_mapping->nrpages);
+	if (freed > 0)
+		info->alloced -= freed;
+	spin_unlock(&info->lock);
+	if (freed > 0)
+		htmpfs_count_add(HTMPFS_SB(inode->i_sb), HTMPFS_STAT_BLOCKS,
+				 -freed);
+}
+
+/**
+ * htmpfs_account - record pages now in an inode's page cache
+ * @inode: the file
+ * @pages: how many
+ * @charge: false if the mount's space was already charged for them
+ *
+ * Charging here ignores size=: it is for folios the page cache made without
+ * asking us (read-ahead on behalf of khugepaged), which must be counted.
+ */
+void htmpfs_account(struct inode *inode, long pages, bool charge)
+{
+	struct htmpfs_inode_info *info = HTMPFS_I(inode);
+
+	if (charge)
+		htmpfs_count_add(HTMPFS_SB(inode->i_sb), HTMPFS_STAT_BLOCKS,
+				 pages);
+	spin_lock(&info->lock);
+	info->alloced += pages;
+	spin_unlock(&info->lock);
+}
+
+/* Insert a locked folio at @index unless anything is in its range. */
+static int htmpfs_add_to_cache(struct address_space *mapping,
+			       struct folio *folio, pgoff_t index)
+{
+	XA_STATE_ORDER(xas, &mapping->i_pages, index, folio_order(folio));
+	long nr = folio_nr_pages(folio);
+
+	folio_ref_add(folio, nr);
+	folio->mapping = mapping;
+	folio->index = index;
+	do {
+		xas_lock_irq(&xas);
+		if (xas_find_conflict(&xas)) {
+			xas_set_err(&xas, -EEXIST);
+			goto unlock;
+		}
+		xas_store(&xas, folio);
+		if (xas_error(&xas))
+			goto unlock;
+		mapping->nrpages += nr;
+		/* As for tmpfs; filemap_unaccount_folio() undoes it. */
+		__lruvec_stat_mod_folio(folio, NR_FILE_PAGES, nr);
+		__lruvec_stat_mod_folio(folio, NR_SHMEM, nr);
+		if (folio_test_pmd_mappable(folio))
+			__lruvec_stat_mod_folio(folio, NR_SHMEM_THPS, nr);
+unlock:
+		xas_unlock_irq(&xas);
+	} while (xas_nomem(&xas, GFP_KERNEL));
+
+	if (xas_error(&xas)) {
+		folio->mapping = NULL;
+		folio_ref_sub(folio, nr);
+		return xas_error(&xas);
+	}
+	return 0;
+}
+
+/*
+ * Make a zeroed folio of @order at @index (aligned to it) and put it in the
+ * page cache. Return it locked, or ERR_PTR(-ENOSPC) past size=, -ENOMEM, or
+ * -EEXIST if part of its range is already there.
+ */
+static struct folio *htmpfs_make_folio(struct inode *inode, pgoff_t index,
+				       unsigned int order,
+				       struct vm_area_struct *vma)
+{
+	struct htmpfs_sb_info *sbi = HTMPFS_SB(inode->i_sb);
+	struct address_space *mapping = inode->i_mapping;
+	long nr = 1L << order;
+	struct folio *folio;
+	gfp_t gfp;
+	int err;
+
+	if (!htmpfs_count_within(sbi, HTMPFS_STAT_BLOCKS, nr,
+				 READ_ONCE(sbi->opts.max_blocks)))
+		return ERR_PTR(-ENOSPC);
+
+	/* Huge pages as THP faults get theirs: see transparent_hugepage/defrag */
+	gfp = order ? vma_thp_gfp_mask(vma) | __GFP_NOWARN :
+		      mapping_gfp_mask(mapping);
+	folio = filemap_alloc_folio(gfp, order);
+	err = -ENOMEM;
+	if (!folio)
+		goto unacct;
+	/* The writer's cgroup, or the faulting process's: as tmpfs does. */
+	err = mem_cgroup_charge(folio, vma ? vma->vm_mm : NULL, gfp);
+	if (err)
+		goto put;
+	folio_zero_range(folio, 0, folio_size(folio));
+	__folio_set_locked(folio);
+	__folio_set_swapbacked(folio);
+	folio_mark_uptodate(folio);
+	/* Dirty from birth: RAM is the only copy (see htmpfs_writepage()). */
+	folio_mark_dirty(folio);
+
+	err = htmpfs_add_to_cache(mapping, folio, index);
+	if (err) {
+		__folio_clear_locked(folio);
+		goto put;
+	}
+	folio_add_lru(folio);
+	htmpfs_account(inode, nr, false);
+	return folio;
+
+put:
+	folio_put(folio);
+unacct:
+	htmpfs_count_add(sbi, HTMPFS_STAT_BLOCKS, -nr);
+	return ERR_PTR(err);
+}
+
+/* A hole at @index: fill it with a huge folio if policy and range allow. */
+static struct folio *htmpfs_new_folio(struct inode *inode, pgoff_t index,
+				      loff_t write_end,
+				      struct vm_area_struct *vma)
+{
+	struct htmpfs_sb_info *sbi = HTMPFS_SB(inode->i_sb);
+	pgoff_t start = round_down(index, HPAGE_PMD_NR);
+	loff_t pos = (loff_t)start << PAGE_SHIFT;
+	enum htmpfs_stat why;
+	struct folio *folio;
+
+	if (!htmpfs_huge_allowed(inode, index, write_end, vma))
+		return htmpfs_make_folio(inode, index, 0, vma);
+
+	/* Cheap check first: zeroing 2 MiB to find a neighbour is not. */
+	if (filemap_range_has_page(inode->i_mapping, pos,
+				   pos + HPAGE_PMD_SIZE - 1)) {
+		folio = ERR_PTR(-EEXIST);
+	} else {
+		folio = htmpfs_make_folio(inode, start, HPAGE_PMD_ORDER, vma);
+		if (!IS_ERR(folio)) {
+			htmpfs_count(sbi, HTMPFS_STAT_HUGE_ALLOC);
+			trace_hugetmpfs_huge_alloc(inode, start, 0);
+			return folio;
+		}
+	}
+
+	switch (PTR_ERR(folio)) {
+	case -EEXIST:
+		why = HTMPFS_STAT_HUGE_FALLBACK_POPULATED;
+		break;
+	case -ENOSPC:
+		why = HTMPFS_STAT_HUGE_FALLBACK_NOSPACE;
+		break;
+	default:
+		why = HTMPFS_STAT_HUGE_FALLBACK_NOMEM;
+		break;
+	}
+	htmpfs_count(sbi, why);
+	trace_hugetmpfs_huge_alloc(inode, start, PTR_ERR(folio));
+	return htmpfs_make_folio(inode, index, 0, vma);
+}
+
+/**
+ * htmpfs_get_folio - find, or make, the folio holding page @index of a file
+ * @inode: the file
+ * @index: page index
+ * @write_end: end in bytes of the write or fallocate being done, or 0
+ * @vma: the mapping being faulted, or NULL
+ * @create: fill a hole rather than report it
+ *
+ * A hole gets a zeroed folio: PMD-sized if the huge= policy allows and the
+ * 2 MiB range around @index is all hole, else a single page.
+ *
+ * Return: the folio, locked, uptodate and with a reference; NULL for a hole
+ * when !@create; ERR_PTR(-ENOSPC) past size=, or ERR_PTR(-ENOMEM).
+ */
+struct folio *htmpfs_get_folio(struct inode *inode, pgoff_t index,
+			       loff_t write_end, struct vm_area_struct *vma,
+			       bool create)
+{
+	struct folio *folio;
+
+	do {
+		/* Rechecks ->mapping once locked: a truncated folio is skipped. */
+		folio = filemap_lock_folio(inode->i_mapping, index);
+		if (!IS_ERR(folio))
+			return folio;
+		if (!create)
+			return NULL;
+		folio = htmpfs_new_folio(inode, index, write_end, vma);
+		/* -EEXIST: raced with another writer or fault; use theirs. */
+	} while (folio == ERR_PTR(-EEXIST));
+	return folio;
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hugetmpfs tracepoints, on the slow paths: making a huge folio (or failing
+ * to) and splitting one. Enable with
+ *   echo 1 > /sys/kernel/tracing/events/hugetmpfs/enable
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM hugetmpfs
+
+#if !defined(_HUGETMPFS_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _HUGETMPFS_TRACE_H
+
+#include <linux/fs.h>
+#include <linux/tracepoint.h>
+
+TRACE_EVENT(hugetmpfs_huge_alloc,
+	    TP_PROTO(struct inode *inode, pgoff_t index, long err),
+	    TP_ARGS(inode, index, err),
+	    TP_STRUCT__entry(__field(dev_t, dev)
+			     __field(unsigned long, ino)
+			     __field(pgoff_t, index)
+			     __field(long, err)),
+	    TP_fast_assign(__entry->dev = inode->i_sb->s_dev;
+			   __entry->ino = inode->i_ino;
+			   __entry->index = index;
+			   __entry->err = err;),
+	    TP_printk("dev %d:%d ino %lu index %lu %s",
+		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino,
+		      __entry->index,
+		      __print_symbolic(__entry->err,
+				       { 0, "allocated" },
+				       { -EEXIST, "fallback: range populated" },
+				       { -ENOSPC, "fallback: size= reached" },
+				       { -ENOMEM, "fallback: no huge page" }))
+);
+
+TRACE_EVENT(hugetmpfs_split,
+	    TP_PROTO(struct inode *inode, pgoff_t index, int err),
+	    TP_ARGS(inode, index, err),
+	    TP_STRUCT__entry(__field(dev_t, dev)
+			     __field(unsigned long, ino)
+			     __field(pgoff_t, index)
+			     __field(int, err)),
+	    TP_fast_assign(__entry->dev = inode->i_sb->s_dev;
+			   __entry->ino = inode->i_ino;
+			   __entry->index = index;
+			   __entry->err = err;),
+	    TP_printk("dev %d:%d ino %lu index %lu err %d",
+		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino,
+		      __entry->index, __entry->err)
+);
+
+#endif /* _HUGETMPFS_TRACE_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE trace
+#include <trace/define_trace.h>

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MADV_COLLAPSE on a read-only mapping of a file that nobody has open for
+ * write: with CONFIG_READ_ONLY_THP_FOR_FS the kernel treats it as a read-only
+ * file, and the next open for write would drop its page cache if a collapse
+ * had made a clean copy. The data must survive, holes included, and the
+ * mount's space accounting must stay exact. tmpfs in the same boot is the
+ * reference.
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "tap.h"
+
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+
+#define MB (1024L * 1024)
+#define SIZE (8 * MB)
+#define DATA (3 * MB)	/* the rest is a hole */
+
+static const char *fs;
+
+static unsigned char pattern(long off)
+{
+	return off < DATA ? ((off * 2654435761u) >> 9) | 1 : 0;
+}
+
+static long used_bytes(const char *dir)
+{
+	char path[128];
+	struct stat st;
+	long v = -1;
+	FILE *f;
+
+	if (stat(dir, &st))
+		return -1;
+	snprintf(path, sizeof(path), "/sys/fs/hugetmpfs/%u:%u/used_bytes",
+		 major(st.st_dev), minor(st.st_dev));
+	f = fopen(path, "r");
+	if (f && fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static void one_fs(const char *dir)
+{
+	unsigned char *buf = malloc(SIZE), *p;
+	char path[128];
+	long bad = -1;
+	int fd, r;
+
+	snprintf(path, sizeof(path), "%s/c", dir);
+	for (long i = 0; i < SIZE; i++)
+		buf[i] = pattern(i);
+	fd = MUST(open(path, O_RDWR | O_CREAT | O_TRUNC, 0644));
+	CHECK(write(fd, buf, DATA) == DATA, "%s: write", fs);
+	MUST(ftruncate(fd, SIZE));
+	close(fd);
+
+	/* Nobody has it open for write now. */
+	fd = MUST(open(path, O_RDONLY));
+	p = mmap(NULL, SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	CHECK(p != MAP_FAILED, "%s: mmap", fs);
+	if (p == MAP_FAILED)
+		return;
+	for (long i = 0; i < SIZE; i += 4096)
+		(void)*(volatile unsigned char *)(p + i);
+	r = madvise(p, SIZE, MADV_COLLAPSE);
+	printf("%s: MADV_COLLAPSE %s\n", fs, r ? strerror(errno) : "done");
+	munmap(p, SIZE);
+	close(fd);
+
+	/* Opening for write drops a read-only file's collapsed page cache. */
+	fd = MUST(open(path, O_RDWR));
+	memset(buf, 0xaa, SIZE);
+	CHECK(pread(fd, buf, SIZE, 0) == SIZE, "%s: read back", fs);
+	for (long i = 0; i < SIZE; i++)
+		if (buf[i] != pattern(i)) {
+			bad = i;
+			break;
+		}
+	CHECK(bad < 0, "%s: data differs at %ld after collapse and reopen", fs,
+	      bad);
+	close(fd);
+	if (!strcmp(fs, "hugetmpfs")) {
+		printf("%s: used_bytes %ld after collapse\n", fs,
+		       used_bytes(dir));
+		CHECK(used_bytes(dir) >= DATA && used_bytes(dir) <= SIZE,
+		      "%s: used_bytes %ld", fs, used_bytes(dir));
+		MUST(unlink(path));
+		CHECK(used_bytes(dir) == 0, "%s: used_bytes %ld after unlink",
+		      fs, used_bytes(dir));
+	} else {
+		MUST(unlink(path));
+	}
+	free(buf);
+}
+
+int main(void)
+{
+	static const char * const types[] = { "hugetmpfs", "tmpfs" };
+
+	for (int i = 0; i < 2; i++) {
+		const char *dir = i ? "/mnt/t-collapse-tmp" : "/mnt/t-collapse-ht";
+
+		fs = types[i];
+		mkdir(dir, 0755);
+		/* Small pages, so that there is something to collapse. */
+		MUST(mount("none", dir, fs, 0, "huge=never"));
+		one_fs(dir);
+		MUST(umount(dir));
+	}
+	return tap_done("t-collapse");
+}

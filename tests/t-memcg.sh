@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# A memory.max-limited cgroup cannot exceed its limit by writing to a file,
+# and the file's memory is charged to the writer's cgroup until the file
+# goes: the same on hugetmpfs (huge=always) and on tmpfs. The writer is
+# OOM-killed or sees an error; the OOM report that leaves in the kernel log
+# is expected, anything else in it fails the test.
+# timeout: 300
+set -u
+fails=0 checks=0
+check() {	# check DESCRIPTION COMMAND...
+	local what=$1
+	shift
+	checks=$((checks + 1))
+	if ! "$@"; then
+		echo "FAIL: $what"
+		fails=$((fails + 1))
+	fi
+}
+root=/sys/fs/cgroup
+cg=$root/t-memcg
+limit=$((64 << 20))
+pattern='(Oops|BUG:|WARNING:|KASAN|unreferenced object|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|general protection fault|UBSAN|Call Trace:)'
+
+grep -qw memory $root/cgroup.controllers || { echo "no memory controller"; exit 2; }
+echo +memory >$root/cgroup.subtree_control || exit 2
+dmesg -c >/dev/null
+# Keep the expected OOM report off the console, which `make check` scans.
+printk=$(cut -f1 /proc/sys/kernel/printk)
+dmesg -n 1
+
+for fs in hugetmpfs tmpfs; do
+	d=/mnt/t-memcg-$fs
+	mkdir -p $d
+	mount -t $fs -o huge=always none $d || { check "mount $fs" false; continue; }
+	mkdir $cg || exit 2
+	echo $limit >$cg/memory.max
+	bash -c "echo \$\$ >$cg/cgroup.procs && exec dd if=/dev/zero of=$d/f bs=1M count=256 status=none" 2>/dev/null
+	rc=$?
+	size=$(stat -c %s $d/f)
+	peak=$(cat $cg/memory.peak)
+	current=$(cat $cg/memory.current)
+	echo "$fs: dd exit $rc, file $size bytes, cgroup peak $peak current $current, $(grep oom_kill $cg/memory.events | tr '\n' ' ')"
+	check "$fs: the writer failed" test $rc -ne 0
+	check "$fs: file ($size) within memory.max" test "$size" -le $limit
+	check "$fs: peak ($peak) within memory.max" test "$peak" -le $limit
+	check "$fs: file ($size) charged to the writer's cgroup ($current)" \
+		test "$current" -ge $((size - (1 << 20)))
+	rm $d/f
+	current=$(cat $cg/memory.current)
+	check "$fs: uncharged on unlink ($current left)" test "$current" -lt $((4 << 20))
+	rmdir $cg
+	umount $d
+done
+
+dmesg -n "$printk"
+log=$(dmesg -c)
+rest=$(awk '/invoked oom-killer/ { skip = 1 } !skip { print } /Killed process|Out of memory and no killable/ { skip = 0 }' <<<"$log")
+if grep -aEq "$pattern" <<<"$rest"; then
+	grep -aE -m 10 "$pattern" <<<"$rest"
+	check "no kernel report besides the OOM kill" false
+fi
+
+echo "t-memcg: $checks checks, $fails failed"
+[ "$fails" -eq 0 ] && [ "$checks" -gt 0 ]
