@@ -43,6 +43,7 @@ struct inode *htmpfs_alloc_inode(struct super_block *sb)
 		return NULL;
 	spin_lock_init(&info->lock);
 	info->alloced = 0;
+	info->xattr_space = 0;
 	simple_xattrs_init(&info->xattrs);
 	return &info->vfs_inode;
 }
@@ -75,6 +76,8 @@ void htmpfs_evict_inode(struct inode *inode)
 	if (S_ISDIR(inode->i_mode))
 		simple_offset_destroy(&HTMPFS_I(inode)->dir_offsets);
 	clear_inode(inode);
+	htmpfs_count_add(HTMPFS_SB(inode->i_sb), HTMPFS_STAT_ISPACE,
+			 -(HTMPFS_BOGO_INODE_SIZE + HTMPFS_I(inode)->xattr_space));
 	htmpfs_count_add(HTMPFS_SB(inode->i_sb), HTMPFS_STAT_INODES, -1);
 }
 
@@ -95,14 +98,18 @@ struct inode *htmpfs_new_inode(struct super_block *sb, struct mnt_idmap *idmap,
 	struct htmpfs_sb_info *sbi = HTMPFS_SB(sb);
 	struct inode *inode;
 
-	if (!htmpfs_count_within(sbi, HTMPFS_STAT_INODES, 1,
-				 READ_ONCE(sbi->opts.max_inodes)))
+	if (!htmpfs_count_within(sbi, HTMPFS_STAT_ISPACE,
+				 HTMPFS_BOGO_INODE_SIZE,
+				 READ_ONCE(sbi->opts.max_inodes) *
+				 HTMPFS_BOGO_INODE_SIZE))
 		return ERR_PTR(-ENOSPC);
 	inode = new_inode(sb);
 	if (!inode) {
-		htmpfs_count_add(sbi, HTMPFS_STAT_INODES, -1);
+		htmpfs_count_add(sbi, HTMPFS_STAT_ISPACE,
+				 -HTMPFS_BOGO_INODE_SIZE);
 		return ERR_PTR(-ENOMEM);
 	}
+	htmpfs_count(sbi, HTMPFS_STAT_INODES);
 
 	inode->i_ino = htmpfs_next_ino(sbi);
 	inode_init_owner(idmap, inode, dir, mode);

@@ -24,6 +24,12 @@
 
 #define HTMPFS_NAME	"hugetmpfs"
 
+/*
+ * As in tmpfs, nr_inodes limits metadata memory: each inode costs this much
+ * of it and each extended attribute its estimated size.
+ */
+#define HTMPFS_BOGO_INODE_SIZE	1024
+
 /* When a file gets huge folios, as in tmpfs's huge= option */
 enum htmpfs_huge {
 	HTMPFS_HUGE_NEVER,
@@ -51,6 +57,7 @@ enum htmpfs_stat {
 	HTMPFS_STAT_HUGE_FALLBACK_NOSPACE,	/* size= leaves no room */
 	HTMPFS_STAT_SPLITS,			/* huge folios split by us */
 	HTMPFS_STAT_INODES,			/* inodes in use (a level) */
+	HTMPFS_STAT_ISPACE,			/* bytes of nr_inodes in use */
 	HTMPFS_STAT_BLOCKS,			/* pages charged (a level) */
 	HTMPFS_NR_STATS
 };
@@ -83,6 +90,7 @@ static inline struct htmpfs_sb_info *HTMPFS_SB(struct super_block *sb)
  * @lock: protects @alloced
  * @alloced: pages of the mount's space this file is charged for; the page
  *	cache may already have freed some (see htmpfs_recalc())
+ * @xattr_space: bytes of nr_inodes its extended attributes are charged for
  * @xattrs: extended attributes
  * @dir_offsets: for a directory, readdir positions that stay put while
  *	entries come and go
@@ -91,6 +99,7 @@ static inline struct htmpfs_sb_info *HTMPFS_SB(struct super_block *sb)
 struct htmpfs_inode_info {
 	spinlock_t lock;	/* @alloced */
 	long alloced;
+	long xattr_space;
 	struct simple_xattrs xattrs;
 	struct offset_ctx dir_offsets;
 	struct inode vfs_inode;
@@ -125,6 +134,9 @@ int htmpfs_getattr(struct mnt_idmap *idmap, const struct path *path,
 struct offset_ctx *htmpfs_offset_ctx(struct inode *dir);
 
 /* xattr.c */
+long htmpfs_xattr_space(const char *name, size_t size);
+int htmpfs_init_security(struct inode *inode, struct inode *dir,
+			 const struct qstr *qstr);
 ssize_t htmpfs_listxattr(struct dentry *dentry, char *buffer, size_t size);
 
 /* mmap.c */

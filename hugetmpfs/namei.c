@@ -47,6 +47,8 @@ static int htmpfs_mknod(struct mnt_idmap *idmap, struct inode *dir,
 	/* Inherits default ACLs; applies the umask where there are none. */
 	err = simple_acl_create(dir, inode);
 	if (!err)
+		err = htmpfs_init_security(inode, dir, &dentry->d_name);
+	if (!err)
 		err = simple_offset_add(htmpfs_offset_ctx(dir), dentry);
 	if (err) {
 		iput(inode);
@@ -76,13 +78,14 @@ static int htmpfs_tmpfile(struct mnt_idmap *idmap, struct inode *dir,
 			  struct file *file, umode_t mode)
 {
 	struct inode *inode;
-
 	int err;
 
 	inode = htmpfs_new_inode(dir->i_sb, idmap, dir, mode, 0);
 	if (IS_ERR(inode))
 		return PTR_ERR(inode);
 	err = simple_acl_create(dir, inode);
+	if (!err)
+		err = htmpfs_init_security(inode, dir, NULL);
 	if (err) {
 		iput(inode);
 		return err;
@@ -106,6 +109,8 @@ static int htmpfs_symlink(struct mnt_idmap *idmap, struct inode *dir,
 		return PTR_ERR(inode);
 	inode->i_link = kmemdup(symname, len, GFP_KERNEL);
 	err = inode->i_link ? 0 : -ENOMEM;
+	if (!err)
+		err = htmpfs_init_security(inode, dir, &dentry->d_name);
 	if (!err)
 		err = simple_offset_add(htmpfs_offset_ctx(dir), dentry);
 	if (err) {

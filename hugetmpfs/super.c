@@ -134,7 +134,8 @@ static int htmpfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		char *rest;
 		unsigned long long n = memparse(param->string, &rest);
 
-		if (rest == param->string || *rest || n > LONG_MAX)
+		if (rest == param->string || *rest ||
+		    n > LONG_MAX / HTMPFS_BOGO_INODE_SIZE)
 			return invalfc(fc, "Bad value for 'nr_inodes': %s",
 				       param->string);
 		ctx->opts.max_inodes = n;
@@ -173,6 +174,7 @@ static int htmpfs_statfs(struct dentry *dentry, struct kstatfs *buf)
 {
 	struct htmpfs_sb_info *sbi = HTMPFS_SB(dentry->d_sb);
 	long max = READ_ONCE(sbi->opts.max_blocks);
+	long used;
 
 	buf->f_type = HUGETMPFS_MAGIC;
 	buf->f_bsize = PAGE_SIZE;
@@ -187,8 +189,10 @@ static int htmpfs_statfs(struct dentry *dentry, struct kstatfs *buf)
 	max = READ_ONCE(sbi->opts.max_inodes);
 	if (max) {
 		buf->f_files = max;
-		buf->f_ffree = max_t(long, 0, max -
-			atomic_long_read(&sbi->stats[HTMPFS_STAT_INODES]));
+		/* Extended attributes use up inodes too, as on tmpfs. */
+		used = DIV_ROUND_UP(atomic_long_read(&sbi->stats[HTMPFS_STAT_ISPACE]),
+				    HTMPFS_BOGO_INODE_SIZE);
+		buf->f_ffree = max_t(long, 0, max - used);
 	}
 	return 0;
 }
@@ -270,7 +274,8 @@ static int htmpfs_reconfigure(struct fs_context *fc)
 	long used;
 
 	/* Like tmpfs: mode, uid and gid only apply when the root is made. */
-	used = atomic_long_read(&sbi->stats[HTMPFS_STAT_INODES]);
+	used = DIV_ROUND_UP(atomic_long_read(&sbi->stats[HTMPFS_STAT_ISPACE]),
+			    HTMPFS_BOGO_INODE_SIZE);
 	if ((ctx->seen & HTMPFS_SEEN_INODES) && ctx->opts.max_inodes &&
 	    ctx->opts.max_inodes < used)
 		return invalfc(fc, "nr_inodes=%ld is below the %ld in use",

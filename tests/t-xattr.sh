@@ -40,13 +40,43 @@ run_checks() {
 	cd /
 }
 
+# Extended attributes use up nr_inodes as on tmpfs: 8 inodes are 8 KiB, the
+# root and a file take 2 KiB, each 3000-byte value about 3 KiB more.
+inode_space_checks() {
+	local d=/mnt/t-xattr-ni v free0 free1 free2
+	v=$(head -c 3000 /dev/zero | tr '\0' a)
+	mkdir -p $d
+	mount -t "$fs" -o nr_inodes=8 none $d || { fail "mount nr_inodes=8"; return; }
+	: >$d/f
+	free0=$(stat -f -c %d $d)
+	setfattr -n user.a -v "$v" $d/f || fail "first 3000-byte value"
+	free1=$(stat -f -c %d $d)
+	setfattr -n user.b -v "$v" $d/f || fail "second 3000-byte value"
+	out=$(setfattr -n user.c -v "$v" $d/f 2>&1) && fail "third value fits in nr_inodes=8"
+	echo "$out" | grep -q "No space left" || fail "third value: $out"
+	setfattr -x user.a $d/f
+	setfattr -x user.b $d/f
+	free2=$(stat -f -c %d $d)
+	echo "$fs: free inodes $free0, with one attribute $free1, after removal $free2"
+	[ "$free1" -lt "$free0" ] || fail "an attribute uses up inodes ($free0 -> $free1)"
+	[ "$free2" = "$free0" ] || fail "removal gives them back ($free0 -> $free2)"
+	rm $d/f
+	umount $d
+	eval "free_$fs='$free0 $free1 $free2'"
+}
+
 fs=hugetmpfs
 run_checks "$HT_MNT"
+inode_space_checks
 t=/mnt/t-xattr-tmpfs
 mkdir -p $t
 mount -t tmpfs tmpfs $t || exit 2
 fs=tmpfs
 run_checks $t
 umount $t
+inode_space_checks
+# shellcheck disable=SC2154
+[ "$free_hugetmpfs" = "$free_tmpfs" ] ||
+	fail "free inodes differ: hugetmpfs $free_hugetmpfs, tmpfs $free_tmpfs"
 echo "t-xattr: $fails failed"
 exit $fails
