@@ -39,7 +39,7 @@ module: kernel
 
 tests: deps $(TEST_BINS)
 
-$(BUILD)/tests/%: tests/%.c tests/tap.h include/uapi/linux/hugetmpfs.h
+$(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) include/uapi/linux/hugetmpfs.h
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) -o $@ $<
 

@@ -35,6 +35,28 @@ struct offset_ctx *htmpfs_offset_ctx(struct inode *dir)
 	return &HTMPFS_I(dir)->dir_offsets;
 }
 
+/*
+ * Give a new inode its security labels and a name in @dir. On failure the
+ * caller drops the inode, which nothing else has seen yet.
+ */
+static int htmpfs_instantiate(struct inode *dir, struct dentry *dentry,
+			      struct inode *inode)
+{
+	int err;
+
+	err = htmpfs_init_security(inode, dir, &dentry->d_name);
+	if (!err)
+		err = simple_offset_add(htmpfs_offset_ctx(dir), dentry);
+	if (err)
+		return err;
+	htmpfs_dir_changed(dir, 1);
+	if (S_ISDIR(inode->i_mode))
+		inc_nlink(dir);
+	d_instantiate(dentry, inode);
+	dget(dentry);		/* pinned until unlink */
+	return 0;
+}
+
 static int htmpfs_mknod(struct mnt_idmap *idmap, struct inode *dir,
 			struct dentry *dentry, umode_t mode, dev_t dev)
 {
@@ -47,19 +69,10 @@ static int htmpfs_mknod(struct mnt_idmap *idmap, struct inode *dir,
 	/* Inherits default ACLs; applies the umask where there are none. */
 	err = simple_acl_create(dir, inode);
 	if (!err)
-		err = htmpfs_init_security(inode, dir, &dentry->d_name);
-	if (!err)
-		err = simple_offset_add(htmpfs_offset_ctx(dir), dentry);
-	if (err) {
+		err = htmpfs_instantiate(dir, dentry, inode);
+	if (err)
 		iput(inode);
-		return err;
-	}
-	htmpfs_dir_changed(dir, 1);
-	if (S_ISDIR(mode))
-		inc_nlink(dir);
-	d_instantiate(dentry, inode);
-	dget(dentry);		/* pinned until unlink */
-	return 0;
+	return err;
 }
 
 static int htmpfs_create(struct mnt_idmap *idmap, struct inode *dir,
@@ -108,20 +121,13 @@ static int htmpfs_symlink(struct mnt_idmap *idmap, struct inode *dir,
 	if (IS_ERR(inode))
 		return PTR_ERR(inode);
 	inode->i_link = kmemdup(symname, len, GFP_KERNEL);
+	inode->i_size = len - 1;
 	err = inode->i_link ? 0 : -ENOMEM;
 	if (!err)
-		err = htmpfs_init_security(inode, dir, &dentry->d_name);
-	if (!err)
-		err = simple_offset_add(htmpfs_offset_ctx(dir), dentry);
-	if (err) {
+		err = htmpfs_instantiate(dir, dentry, inode);
+	if (err)
 		iput(inode);
-		return err;
-	}
-	inode->i_size = len - 1;
-	htmpfs_dir_changed(dir, 1);
-	d_instantiate(dentry, inode);
-	dget(dentry);
-	return 0;
+	return err;
 }
 
 static int htmpfs_link(struct dentry *old_dentry, struct inode *dir,

@@ -220,7 +220,8 @@ static ssize_t huge_show(struct kobject *kobj, struct kobj_attribute *attr,
 
 static struct kobj_attribute htmpfs_attr_huge = __ATTR_RO(huge);
 
-static struct attribute *htmpfs_total_attrs[] = {
+/* Counters kept per mount and in total */
+static struct attribute *htmpfs_counter_attrs[] = {
 	&htmpfs_attr_huge_alloc.attr.attr,
 	&htmpfs_attr_huge_fallback_nomem.attr.attr,
 	&htmpfs_attr_huge_fallback_populated.attr.attr,
@@ -231,25 +232,28 @@ static struct attribute *htmpfs_total_attrs[] = {
 	NULL
 };
 
-static const struct attribute_group htmpfs_total_group = {
-	.attrs = htmpfs_total_attrs,
+static const struct attribute_group htmpfs_counter_group = {
+	.attrs = htmpfs_counter_attrs,
 };
 
+/* Only per mount */
 static struct attribute *htmpfs_mount_attrs[] = {
 	&htmpfs_attr_huge.attr,
 	&htmpfs_attr_huge_folios.attr,
 	&htmpfs_attr_pmd_mapped.attr,
 	&htmpfs_attr_free_hole_bytes.attr,
-	&htmpfs_attr_huge_alloc.attr.attr,
-	&htmpfs_attr_huge_fallback_nomem.attr.attr,
-	&htmpfs_attr_huge_fallback_populated.attr.attr,
-	&htmpfs_attr_huge_fallback_nospace.attr.attr,
-	&htmpfs_attr_splits.attr.attr,
-	&htmpfs_attr_inodes.attr.attr,
-	&htmpfs_attr_used_bytes.attr,
 	NULL
 };
-ATTRIBUTE_GROUPS(htmpfs_mount);
+
+static const struct attribute_group htmpfs_mount_group = {
+	.attrs = htmpfs_mount_attrs,
+};
+
+static const struct attribute_group *htmpfs_mount_groups[] = {
+	&htmpfs_counter_group,
+	&htmpfs_mount_group,
+	NULL
+};
 
 static void htmpfs_sb_kobj_release(struct kobject *kobj)
 {
@@ -310,7 +314,7 @@ int htmpfs_sysfs_init(void)
 	htmpfs_kset = kset_create_and_add(HTMPFS_NAME, NULL, fs_kobj);
 	if (!htmpfs_kset)
 		return -ENOMEM;
-	err = sysfs_create_group(&htmpfs_kset->kobj, &htmpfs_total_group);
+	err = sysfs_create_group(&htmpfs_kset->kobj, &htmpfs_counter_group);
 	if (err)
 		kset_unregister(htmpfs_kset);
 	return err;
@@ -321,6 +325,6 @@ int htmpfs_sysfs_init(void)
  */
 void htmpfs_sysfs_exit(void)
 {
-	sysfs_remove_group(&htmpfs_kset->kobj, &htmpfs_total_group);
+	sysfs_remove_group(&htmpfs_kset->kobj, &htmpfs_counter_group);
 	kset_unregister(htmpfs_kset);
 }

@@ -15,6 +15,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "stats.h"
 #include "tap.h"
 
 #ifndef MADV_COLLAPSE
@@ -34,21 +35,10 @@ static unsigned char pattern(long off)
 
 static long used_bytes(const char *dir)
 {
-	char path[128];
-	struct stat st;
-	long v = -1;
-	FILE *f;
+	char sysdir[128];
 
-	if (stat(dir, &st))
-		return -1;
-	snprintf(path, sizeof(path), "/sys/fs/hugetmpfs/%u:%u/used_bytes",
-		 major(st.st_dev), minor(st.st_dev));
-	f = fopen(path, "r");
-	if (f && fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	if (f)
-		fclose(f);
-	return v;
+	mount_sysdir(dir, sysdir, sizeof(sysdir));
+	return mount_stat(sysdir, "used_bytes");
 }
 
 static void one_fs(const char *dir)

@@ -14,6 +14,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "stats.h"
 #include "tap.h"
 
 #define MB (1024L * 1024)
@@ -24,17 +25,7 @@ static char sysdir[128];
 
 static long stat_read(const char *name)
 {
-	char path[256];
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", sysdir, name);
-	f = fopen(path, "r");
-	if (!f || fscanf(f, "%ld", &v) != 1)
-		fprintf(stderr, "cannot read %s\n", path);
-	if (f)
-		fclose(f);
-	return v;
+	return mount_stat(sysdir, name);
 }
 
 static void set_override(const char *val)
@@ -174,13 +165,63 @@ out:
 	free(buf);
 }
 
+/*
+ * Mappings that cannot take a PMD still work, with PTEs: an offset that is
+ * not 2 MiB-aligned, a VMA smaller than 2 MiB, and MAP_PRIVATE copies.
+ */
+static void pte_cases(void)
+{
+	const long size = 8 * MB;
+	unsigned char *buf = malloc(size), *p;
+	long bad = -1;
+	int fd;
+
+	remount("always");
+	for (long i = 0; i < size; i++)
+		buf[i] = pattern(i);
+	fd = MUST(open("pte", O_RDWR | O_CREAT | O_TRUNC, 0644));
+	CHECK(write(fd, buf, size) == size, "write");
+
+	p = mmap(NULL, 4 * MB, PROT_READ, MAP_SHARED, fd, 4096);
+	CHECK(p != MAP_FAILED, "mmap at offset 4096");
+	for (long i = 0; p != MAP_FAILED && i < 4 * MB; i++)
+		if (p[i] != pattern(4096 + i) && bad < 0)
+			bad = i;
+	CHECK(bad < 0, "misaligned mapping differs at %ld", bad);
+	CHECK(p == MAP_FAILED || pmd_mapped_kb(p) == 0,
+	      "misaligned mapping PMD-mapped");
+	munmap(p, 4 * MB);
+
+	p = mmap(NULL, MB, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 2 * MB);
+	CHECK(p != MAP_FAILED, "mmap 1 MiB");
+	if (p != MAP_FAILED) {
+		CHECK(p[MB - 1] == pattern(3 * MB - 1), "1 MiB mapping data");
+		p[0] = ~pattern(2 * MB);
+		CHECK(pmd_mapped_kb(p) == 0, "1 MiB mapping PMD-mapped");
+		CHECK(pread(fd, buf, 1, 2 * MB) == 1 &&
+		      buf[0] == (unsigned char)~pattern(2 * MB),
+		      "write through a 1 MiB mapping reaches the file");
+		munmap(p, MB);
+	}
+
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	CHECK(p != MAP_FAILED, "mmap private");
+	if (p != MAP_FAILED) {
+		p[5 * MB] = ~pattern(5 * MB);
+		CHECK(p[5 * MB + 1] == pattern(5 * MB + 1), "private data");
+		CHECK(pread(fd, buf, 1, 5 * MB) == 1 &&
+		      buf[0] == pattern(5 * MB),
+		      "MAP_PRIVATE write stays out of the file");
+		munmap(p, size);
+	}
+	close(fd);
+	MUST(unlink("pte"));
+	free(buf);
+}
+
 int main(void)
 {
-	struct stat st;
-
-	MUST(stat(".", &st));
-	snprintf(sysdir, sizeof(sysdir), "/sys/fs/hugetmpfs/%u:%u",
-		 major(st.st_dev), minor(st.st_dev));
+	mount_sysdir(".", sysdir, sizeof(sysdir));
 	CHECK(stat_read("huge_alloc") == 0, "a new mount has no huge folios");
 
 	/* A 1 GiB file, PMD-mapped all through, with both huge defaults. */
@@ -201,6 +242,8 @@ int main(void)
 	one_case("never", 0, 0, 1, SIZE);
 	set_override("none");
 	one_case("never", 0, 0, 0, SIZE);
+
+	pte_cases();
 
 	return tap_done("t-huge");
 }

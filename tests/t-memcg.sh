@@ -7,16 +7,7 @@
 # is expected, anything else in it fails the test.
 # timeout: 300
 set -u
-fails=0 checks=0
-check() {	# check DESCRIPTION COMMAND...
-	local what=$1
-	shift
-	checks=$((checks + 1))
-	if ! "$@"; then
-		echo "FAIL: $what"
-		fails=$((fails + 1))
-	fi
-}
+. "$(dirname "$0")/lib.sh"
 root=/sys/fs/cgroup
 cg=$root/t-memcg
 limit=$((64 << 20))
@@ -61,5 +52,4 @@ if grep -aEq "$pattern" <<<"$rest"; then
 	check "no kernel report besides the OOM kill" false
 fi
 
-echo "t-memcg: $checks checks, $fails failed"
-[ "$fails" -eq 0 ] && [ "$checks" -gt 0 ]
+done_checks t-memcg

@@ -6,16 +6,7 @@
 # timeout: 300
 set -u
 m=/mnt/t-mount
-fails=0 checks=0
-check() {	# check DESCRIPTION COMMAND...
-	local what=$1
-	shift
-	checks=$((checks + 1))
-	if ! "$@"; then
-		echo "FAIL: $what"
-		fails=$((fails + 1))
-	fi
-}
+. "$(dirname "$0")/lib.sh"
 opts() { awk -v m="$m" '$2 == m { print $4 }' /proc/mounts; }
 has_opt() { opts | tr , '\n' | grep -qx "$1"; }
 
@@ -105,5 +96,4 @@ for i in $(seq 1 20); do
 done
 check "mount cycles" true
 
-echo "t-mount: $checks checks, $fails failed"
-[ "$fails" -eq 0 ] && [ "$checks" -gt 0 ]
+done_checks t-mount

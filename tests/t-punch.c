@@ -15,6 +15,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "stats.h"
 #include "tap.h"
 
 #define KB 1024L
@@ -25,21 +26,10 @@ static const char *fs;
 static char sysdir[128];
 static unsigned char *model;
 
+/* On tmpfs (no sysdir), every statistic reads 0. */
 static long stat_read(const char *name)
 {
-	char path[256];
-	long v = -1;
-	FILE *f;
-
-	if (!sysdir[0])
-		return 0;
-	snprintf(path, sizeof(path), "%s/%s", sysdir, name);
-	f = fopen(path, "r");
-	if (!f || fscanf(f, "%ld", &v) != 1)
-		fprintf(stderr, "cannot read %s\n", path);
-	if (f)
-		fclose(f);
-	return v;
+	return sysdir[0] ? mount_stat(sysdir, name) : 0;
 }
 
 /* The file, read(2) and the mapping all hold what the model says. */
@@ -66,13 +56,10 @@ static void one_fs(void)
 {
 	long splits, used, huge;
 	unsigned char *map;
-	struct stat st;
 	int fd;
 
-	MUST(stat(".", &st));
 	if (!strcmp(fs, "hugetmpfs"))
-		snprintf(sysdir, sizeof(sysdir), "/sys/fs/hugetmpfs/%u:%u",
-			 major(st.st_dev), minor(st.st_dev));
+		mount_sysdir(".", sysdir, sizeof(sysdir));
 	else
 		sysdir[0] = 0;
 
