@@ -144,6 +144,15 @@ static void one_case(const char *huge, int by_write, int advice,
 		      expect_huge * 2048);
 	else
 		CHECK(pmd_kb == 0, "huge=%s: %ld kB PMD-mapped", huge, pmd_kb);
+	if (expect_huge) {
+		/* mlock keeps the PMD mappings (and the folios) as they are. */
+		CHECK(mlock(p, size) == 0, "huge=%s: mlock: %s", huge,
+		      strerror(errno));
+		CHECK(pmd_mapped_kb(p) == expect_huge * 2048,
+		      "huge=%s: %ld kB PMD-mapped after mlock", huge,
+		      pmd_mapped_kb(p));
+		CHECK(munlock(p, size) == 0, "huge=%s: munlock", huge);
+	}
 	CHECK(stat_read("huge_folios") == expect_huge,
 	      "huge=%s: sysfs huge_folios %ld, expected %ld", huge,
 	      stat_read("huge_folios"), expect_huge);
@@ -182,15 +191,39 @@ static void pte_cases(void)
 	fd = MUST(open("pte", O_RDWR | O_CREAT | O_TRUNC, 0644));
 	CHECK(write(fd, buf, size) == size, "write");
 
+	/*
+	 * At offset 4 KiB, thp_get_unmapped_area() still places the mapping so
+	 * that the huge folio wholly inside it, [2M, 4M), gets a PMD...
+	 */
 	p = mmap(NULL, 4 * MB, PROT_READ, MAP_SHARED, fd, 4096);
 	CHECK(p != MAP_FAILED, "mmap at offset 4096");
 	for (long i = 0; p != MAP_FAILED && i < 4 * MB; i++)
 		if (p[i] != pattern(4096 + i) && bad < 0)
 			bad = i;
-	CHECK(bad < 0, "misaligned mapping differs at %ld", bad);
-	CHECK(p == MAP_FAILED || pmd_mapped_kb(p) == 0,
-	      "misaligned mapping PMD-mapped");
+	CHECK(bad < 0, "offset mapping differs at %ld", bad);
+	CHECK(p == MAP_FAILED || pmd_mapped_kb(p) == 2048,
+	      "offset mapping: %ld kB PMD-mapped, expected 2048",
+	      p == MAP_FAILED ? -1 : pmd_mapped_kb(p));
 	munmap(p, 4 * MB);
+
+	/* ... but placed where address and offset disagree, PTEs only. */
+	p = mmap(NULL, 8 * MB, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(p != MAP_FAILED, "reserve address space");
+	if (p != MAP_FAILED) {
+		unsigned char *q = (unsigned char *)
+			(((uintptr_t)p + HUGE - 1) & ~(uintptr_t)(HUGE - 1));
+
+		q = mmap(q, 4 * MB, PROT_READ, MAP_SHARED | MAP_FIXED, fd,
+			 4096);
+		CHECK(q != MAP_FAILED, "mmap misaligned: %s", strerror(errno));
+		for (long i = 0; q != MAP_FAILED && i < 4 * MB; i++)
+			if (q[i] != pattern(4096 + i) && bad < 0)
+				bad = i;
+		CHECK(bad < 0, "misaligned mapping differs at %ld", bad);
+		CHECK(q == MAP_FAILED || pmd_mapped_kb(q) == 0,
+		      "misaligned mapping PMD-mapped");
+		munmap(p, 8 * MB);
+	}
 
 	p = mmap(NULL, MB, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 2 * MB);
 	CHECK(p != MAP_FAILED, "mmap 1 MiB");
@@ -230,7 +263,7 @@ int main(void)
 
 	one_case("always", 1, 0, 1, SIZE);
 	one_case("within_size", 0, 0, 1, SIZE);
-	one_case("never", 1, 0, 0, SIZE);
+	one_case("never", 1, 0, 0, 1024 * MB);
 	one_case("never", 0, MADV_HUGEPAGE, 0, SIZE);
 	one_case("advise", 0, 0, 0, SIZE);
 	one_case("advise", 0, MADV_HUGEPAGE, 1, SIZE);

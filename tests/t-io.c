@@ -76,7 +76,7 @@ static void do_pwrite(int fd, long off, long len, unsigned int seed)
 	CHECK(pwrite(fd, model + off, len, off) == len, "pwrite %ld@%ld", len, off);
 }
 
-int main(void)
+static void io(void)
 {
 	static const long offs[] = { 0, 1, 4095, 4096, 2 * MB - 1, 2 * MB,
 				     2 * MB + 4095, 4 * MB - 3, 6 * MB + 17 };
@@ -175,5 +175,12 @@ int main(void)
 	verify_read(fd, size, "reopen");
 	close(fd);
 	MUST(unlink("data"));
+	free(model);
+	free(buf);
+}
+
+int main(void)
+{
+	on_hugetmpfs_and_tmpfs(io, "huge=within_size");
 	return tap_done("t-io");
 }

@@ -66,6 +66,7 @@ def read(path):
 
 
 import mmap
+import socket
 
 
 def run(magic):
@@ -128,6 +129,22 @@ def run(magic):
     check(stat.S_ISCHR(st.st_mode) and st.st_rdev == os.makedev(1, 3), "char dev")
     with open("chr", "rb") as f:     # /dev/null semantics through our inode
         check(f.read() == b"", "char device opens as the driver")
+    os.mknod("blk", 0o600 | stat.S_IFBLK, os.makedev(7, 0))
+    st = os.stat("blk")
+    check(stat.S_ISBLK(st.st_mode) and st.st_rdev == os.makedev(7, 0),
+          "block dev")
+    os.mknod("sock", 0o600 | stat.S_IFSOCK)
+    check(stat.S_ISSOCK(os.stat("sock").st_mode), "socket node")
+    srv = socket.socket(socket.AF_UNIX)
+    srv.bind("usock")
+    srv.listen(1)
+    cli = socket.socket(socket.AF_UNIX)
+    cli.connect("usock")
+    conn = srv.accept()[0]
+    cli.sendall(b"over a socket")
+    check(conn.recv(64) == b"over a socket", "unix socket bound in the fs")
+    for x in (conn, cli, srv):
+        x.close()
 
     # rename: replace, noreplace, exchange, directories
     write("r1", b"one")

@@ -24,11 +24,13 @@ struct linux_dirent64 {
 
 static int seen[N], removed[N];
 
-int main(void)
+static void readdir_under_unlink(void)
 {
 	char name[64], dbuf[512];
 	int fd, nread, batches = 0, dup = 0, missing = 0;
 
+	memset(seen, 0, sizeof(seen));
+	memset(removed, 0, sizeof(removed));
 	MUST(mkdir("d", 0755));
 	for (int i = 0; i < N; i++) {
 		snprintf(name, sizeof(name), "d/f%05d", i);
@@ -94,5 +96,10 @@ int main(void)
 		      first);
 		closedir(dir);
 	}
+}
+
+int main(void)
+{
+	on_hugetmpfs_and_tmpfs(readdir_under_unlink, "huge=never");
 	return tap_done("t-readdir");
 }

@@ -13,13 +13,14 @@
 
 static int tap_failures;
 static int tap_checks;
+static const char *tap_fs = "hugetmpfs";	/* where checks run */
 
 #define CHECK(cond, fmt, ...) do {					\
 	tap_checks++;							\
 	if (!(cond)) {							\
 		tap_failures++;						\
-		fprintf(stderr, "FAIL %s:%d: %s: " fmt "\n", __FILE__,	\
-			__LINE__, #cond, ##__VA_ARGS__);		\
+		fprintf(stderr, "FAIL %s:%d (%s): %s: " fmt "\n",	\
+			__FILE__, __LINE__, tap_fs, #cond, ##__VA_ARGS__); \
 	}								\
 } while (0)
 
@@ -40,6 +41,35 @@ static inline int tap_done(const char *name)
 	if (!tap_checks)
 		return 3;	/* a test that checked nothing has not passed */
 	return tap_failures ? 1 : 0;
+}
+
+/*
+ * Run @body in the current directory (the hugetmpfs mount the runner made),
+ * then again on a tmpfs mounted with @opts, the reference: any divergence
+ * fails there as well. Checks made on tmpfs say so.
+ */
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+
+static inline void on_hugetmpfs_and_tmpfs(void (*body)(void), const char *opts)
+{
+	const char *dir = "/mnt/tap-tmpfs";
+	char cwd[256];
+
+	tap_fs = "hugetmpfs";
+	body();
+	MUST(getcwd(cwd, sizeof(cwd)));
+	mkdir(dir, 0755);
+	MUST(mount("tmpfs", dir, "tmpfs", 0, opts));
+	MUST(chdir(dir));
+	tap_fs = "tmpfs";
+	printf("-- the same on tmpfs (%s)\n", opts);
+	body();
+	tap_fs = "hugetmpfs";
+	MUST(chdir(cwd));
+	MUST(umount(dir));
 }
 
 #endif
