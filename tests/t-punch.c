@@ -32,6 +32,21 @@ static long stat_read(const char *name)
 	return sysdir[0] ? mount_stat(sysdir, name) : 0;
 }
 
+/* A /proc/vmstat event count, or -1 */
+static long vmstat(const char *name)
+{
+	FILE *f = fopen("/proc/vmstat", "r");
+	char key[64];
+	long v, found = -1;
+
+	while (f && fscanf(f, "%63s %ld", key, &v) == 2)
+		if (!strcmp(key, name))
+			found = v;
+	if (f)
+		fclose(f);
+	return found;
+}
+
 /* The file, read(2) and the mapping all hold what the model says. */
 static void verify(int fd, const unsigned char *map, long size,
 		   const char *what)
@@ -54,7 +69,7 @@ static void verify(int fd, const unsigned char *map, long size,
 
 static void one_fs(void)
 {
-	long splits, used, huge;
+	long splits, used, huge, thp_splits;
 	unsigned char *map;
 	int fd;
 
@@ -81,8 +96,14 @@ static void one_fs(void)
 
 	/* A few bytes: zeroed in place, no split, the PMD stays. */
 	splits = stat_read("splits");
+	thp_splits = vmstat("thp_split_page");
 	MUST(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 		       MB + 10, 100));
+	printf("%s: punching 100 bytes split %ld huge folios\n", fs,
+	       vmstat("thp_split_page") - thp_splits);
+	CHECK(!sysdir[0] || vmstat("thp_split_page") == thp_splits,
+	      "%s: the kernel split %ld folios for 100 bytes", fs,
+	      vmstat("thp_split_page") - thp_splits);
 	memset(model + MB + 10, 0, 100);
 	verify(fd, map, SIZE, "punch 100 bytes");
 	CHECK(stat_read("splits") == splits, "%s: punching 100 bytes split",
@@ -94,8 +115,12 @@ static void one_fs(void)
 
 	/* 64 KiB, page aligned: split, the pages freed, a hole found. */
 	used = stat_read("used_bytes");
+	thp_splits = vmstat("thp_split_page");
 	MUST(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 		       2 * MB + 64 * KB, 64 * KB));
+	CHECK(vmstat("thp_split_page") == thp_splits + 1,
+	      "%s: the kernel split %ld folios for 64 KiB", fs,
+	      vmstat("thp_split_page") - thp_splits);
 	memset(model + 2 * MB + 64 * KB, 0, 64 * KB);
 	/* Before verify(): reading the hole through the mapping refills it. */
 	CHECK(stat_read("splits") == splits + (sysdir[0] ? 1 : 0),
