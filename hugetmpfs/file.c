@@ -113,10 +113,22 @@ static long htmpfs_fallocate(struct file *file, int mode, loff_t offset,
 		return -EOPNOTSUPP;
 
 	inode_lock(inode);
+	/* Drops suid/sgid and stamps the times before any data changes. */
+	err = file_modified(file);
+	if (err)
+		goto out;
 	if (!(mode & FALLOC_FL_KEEP_SIZE) && end > i_size_read(inode)) {
 		err = inode_newsize_ok(inode, end);
 		if (err)
 			goto out;
+	}
+
+	/* Bound to fail: fail before changing anything, as tmpfs does. */
+	max = READ_ONCE(HTMPFS_SB(inode->i_sb)->opts.max_blocks);
+	if (!(mode & FALLOC_FL_PUNCH_HOLE) && max &&
+	    DIV_ROUND_UP(len, PAGE_SIZE) > max) {
+		err = -ENOSPC;
+		goto out;
 	}
 
 	if (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) {
@@ -127,12 +139,6 @@ static long htmpfs_fallocate(struct file *file, int mode, loff_t offset,
 	}
 
 	if (!(mode & FALLOC_FL_PUNCH_HOLE)) {
-		/* Bound to fail: fail before filling anything, as tmpfs does. */
-		max = READ_ONCE(HTMPFS_SB(inode->i_sb)->opts.max_blocks);
-		if (max && DIV_ROUND_UP(len, PAGE_SIZE) > max) {
-			err = -ENOSPC;
-			goto out;
-		}
 		last = (end - 1) >> PAGE_SHIFT;
 		for (index = offset >> PAGE_SHIFT; index <= last; ) {
 			if (fatal_signal_pending(current)) {
@@ -155,8 +161,6 @@ static long htmpfs_fallocate(struct file *file, int mode, loff_t offset,
 
 	if (!(mode & FALLOC_FL_KEEP_SIZE) && end > i_size_read(inode) && !err)
 		i_size_write(inode, end);
-	if (!err)
-		file_modified(file);
 out:
 	inode_unlock(inode);
 	return err;
