@@ -7,6 +7,7 @@ export HUGETMPFS_CACHE := $(CACHE)
 BUILD := $(CURDIR)/build
 
 KDIR = $(shell scripts/build-kernel.sh --path debug 2>/dev/null)
+BENCH_KDIR = $(shell scripts/build-kernel.sh --path bench 2>/dev/null)
 ROOTFS = $(shell rootfs/build-rootfs.sh --path 2>/dev/null)
 # Kbuild writes its objects next to the sources: build a copy in $(BUILD).
 MODSRC := $(BUILD)/src
@@ -14,11 +15,16 @@ MODULE := $(MODSRC)/hugetmpfs/hugetmpfs.ko
 TEST_SRCS := $(wildcard tests/*.c)
 TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 TEST_CFLAGS := -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -Iinclude/uapi
+# The module built a second time against the non-debug kernel, for make bench.
+BENCH_MODSRC := $(BUILD)/bench-src
+BENCH_MODULE := $(BENCH_MODSRC)/hugetmpfs/hugetmpfs.ko
+BENCH_SRCS := $(filter-out bench/bench.h,$(wildcard bench/*.c))
+BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 
 .PHONY: all deps kernel rootfs module tests run check checkpatch sparse \
-	clean distclean
+	clean distclean bench-deps bench-kernel bench-module bench-bins bench
 
-all: module rootfs tests
+all: module rootfs tests bench-bins
 
 deps:
 	@scripts/install-deps.sh
@@ -30,18 +36,45 @@ kernel: deps
 rootfs: deps
 	@rootfs/build-rootfs.sh >/dev/null
 
-module: kernel
-	@mkdir -p $(MODSRC)
+# build-module KERNEL-TREE COPY-DIR
+define build-module
+	@mkdir -p $(2)
 	@rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 		--exclude='*.mod*' --exclude=modules.order --exclude=Module.symvers \
-		hugetmpfs include $(MODSRC)/
-	@$(MAKE) -s -C "$(KDIR)" M=$(MODSRC)/hugetmpfs modules
+		hugetmpfs include $(2)/
+	@$(MAKE) -s -C "$(1)" M=$(2)/hugetmpfs modules
+endef
+
+module: kernel
+	$(call build-module,$(KDIR),$(MODSRC))
 
 tests: deps $(TEST_BINS)
 
 $(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) include/uapi/linux/hugetmpfs.h
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) -o $@ $<
+
+# Benchmarks: the programs run at toy size in make check too (t-bench.sh).
+bench-bins: $(BENCH_BINS)
+
+$(BUILD)/bench/%: bench/%.c bench/bench.h
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -o $@ $<
+
+bench-deps: deps
+	@scripts/install-deps.sh bench
+
+bench-kernel: deps
+	@scripts/build-kernel.sh bench >/dev/null
+
+bench-module: bench-kernel
+	$(call build-module,$(BENCH_KDIR),$(BENCH_MODSRC))
+
+# make bench [QUICK=1] [BENCH_ONLY='glob of workloads']
+bench: bench-deps bench-module rootfs bench-bins
+	@scripts/bench.sh --kernel "$(BENCH_KDIR)/arch/x86/boot/bzImage" \
+		--rootfs "$(ROOTFS)" --module $(BENCH_MODULE) \
+		--bins $(BUILD)/bench $(if $(QUICK),--quick)
 
 # make run [CMD='shell command'] [SHARE=/host/dir]
 run: all
@@ -54,7 +87,7 @@ run: all
 check: all
 	@scripts/check.sh --kernel "$(KDIR)/arch/x86/boot/bzImage" \
 		--rootfs "$(ROOTFS)" \
-		--module $(MODULE) --tests $(BUILD)/tests
+		--module $(MODULE) --tests $(BUILD)/tests --bench $(BUILD)/bench
 
 checkpatch: kernel
 	@perl "$(KDIR)/scripts/checkpatch.pl" --strict --no-tree -q \

@@ -54,6 +54,22 @@ module_param_cb(huge_override, &htmpfs_override_ops, NULL, 0644);
 MODULE_PARM_DESC(huge_override,
 		 "none (mounts' huge= decides), deny (never huge) or force (always huge)");
 
+/*
+ * A write that extends the file from the start of an empty 2 MiB range over
+ * at least half of it: a file written sequentially in large writes, which
+ * within_size would otherwise fill with small pages, since each range is
+ * partly written before i_size covers it. At most half of the folio is left
+ * unused, and only at the end of the file.
+ */
+static bool htmpfs_appending_half(struct inode *inode, pgoff_t index,
+				  loff_t write_end)
+{
+	loff_t start = (loff_t)round_down(index, HPAGE_PMD_NR) << PAGE_SHIFT;
+
+	return i_size_read(inode) <= start &&
+	       write_end - start >= HPAGE_PMD_SIZE / 2;
+}
+
 /**
  * htmpfs_huge_allowed - may the folio covering @index be PMD-sized?
  * @inode: the file
@@ -63,7 +79,8 @@ MODULE_PARM_DESC(huge_override,
  *
  * MADV_NOHUGEPAGE (and PR_SET_THP_DISABLE) always win; then the module
  * override; then the mount's huge= policy, with mainline tmpfs's meaning:
- * within_size wants the whole 2 MiB range inside i_size or the write, and
+ * within_size wants the whole 2 MiB range inside i_size or the write (or an
+ * appending write over half of it, see htmpfs_appending_half()), and
  * otherwise falls back to advise, which wants MADV_HUGEPAGE.
  *
  * Return: true if a PMD-sized folio should be tried.
@@ -93,6 +110,8 @@ bool htmpfs_huge_allowed(struct inode *inode, pgoff_t index, loff_t write_end,
 		size = max(write_end, i_size_read(inode));
 		if (DIV_ROUND_UP(size, PAGE_SIZE) >=
 		    round_up(index + 1, HPAGE_PMD_NR))
+			return true;
+		if (htmpfs_appending_half(inode, index, write_end))
 			return true;
 		fallthrough;
 	case HTMPFS_HUGE_ADVISE:

@@ -4,7 +4,9 @@
 # with tinyconfig + kernel/<flavour>.config and build it, once per set of
 # inputs. Prints the kernel tree's path on stdout.
 #
-# usage: build-kernel.sh [--path] [debug]
+# usage: build-kernel.sh [--path] [debug|bench]
+#   debug             the test kernel: KASAN, DEBUG_VM, lockdep, kmemleak
+#   bench             the same without the debug set (kernel/bench.config)
 #   --path            only print where the tree for the current inputs is
 #   HUGETMPFS_CACHE   cache directory (default /var/cache/hugetmpfs)
 #   JOBS              parallel jobs (default: CPUs + 1)
@@ -64,8 +66,12 @@ fi
 make -s tinyconfig >/dev/null
 scripts/kconfig/merge_config.sh -m .config "${fragments[@]}" >/dev/null
 make -s olddefconfig
-# A fragment line that Kconfig dropped (bad dependency, typo) is a bug.
-missing=$(for f in "${fragments[@]}"; do grep -E '^CONFIG_[A-Z0-9_]+=' "$f"; done |
+# A fragment line that Kconfig dropped (bad dependency, typo) is a bug. Later
+# fragments override earlier ones (the bench flavour turns debug options off),
+# so check each option's last value: "=n" and "is not set" mean absent.
+missing=$(sed -E -e 's/^# (CONFIG_[A-Za-z0-9_]+) is not set$/\1=n/' \
+		-e '/^CONFIG_[A-Za-z0-9_]+=/!d' "${fragments[@]}" |
+	awk -F= '{ v[$1] = $0 } END { for (o in v) print v[o] }' |
 	while IFS= read -r line; do
 		opt=${line%%=*}
 		case ${line#*=} in

@@ -4,19 +4,21 @@
 # the guest kernel log, which must be free of oops/BUG/WARNING/KASAN/lockdep/
 # kmemleak reports. Ends with "N passed, N failed"; exits 1 if anything failed.
 #
-# usage: check.sh --kernel F --rootfs F --module F --tests DIR
+# usage: check.sh --kernel F --rootfs F --module F --tests DIR [--bench DIR]
+#   --bench DIR         the benchmark programs, run at toy size by t-bench.sh
 #   T='glob'            run only tests whose names match (e.g. T='t-io*')
 #   HUGETMPFS_TIMEOUT   whole-guest timeout in seconds (default 2400)
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-kernel="" rootfs="" module="" tests=""
+kernel="" rootfs="" module="" tests="" bench=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2 ;;
 	--rootfs) rootfs=$2 ;;
 	--module) module=$2 ;;
 	--tests) tests=$2 ;;
+	--bench) bench=$2 ;;
 	*) echo "check: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift 2
@@ -34,10 +36,17 @@ mkdir -p "$stage"
 cp -a "$tests/." "$stage/"
 cp -a "$here/../tests/." "$stage/"
 rm -f "$stage"/*.c "$stage"/*.h
+adds=(--add "$stage")
+if [ -n "$bench" ]; then
+	mkdir -p "$out/stage/bench"
+	cp -a "$bench/." "$here/../bench/run-bench" "$here/../bench/report.py" \
+		"$out/stage/bench/"
+	adds+=(--add "$out/stage/bench")
+fi
 
 rc=0
 "$here/qemu-run.sh" --kernel "$kernel" --rootfs "$rootfs" --module "$module" \
-	--add "$stage" --out "$out/result" --log "$log" \
+	"${adds[@]}" --out "$out/result" --log "$log" \
 	--timeout "${HUGETMPFS_TIMEOUT:-2400}" \
 	--cmd "T='${T:-*}' /payload/tests/run-tests" || rc=$?
 

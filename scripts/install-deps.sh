@@ -1,11 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Install the host packages the build, the guest and the checks need, once.
+# usage: install-deps.sh [bench]   (bench: also what make bench's charts need)
 set -euo pipefail
 
 pkgs=(linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
       cpio kmod xz-utils lz4 rsync qemu-system-x86 debootstrap e2fsprogs
       sparse python3)
+[ "${1:-}" != bench ] || pkgs+=(python3-matplotlib)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -252,6 +252,68 @@ static void pte_cases(void)
 	free(buf);
 }
 
+/*
+ * Huge folios wanted (made, or wanted but no huge page was free): counting
+ * both keeps the policy checks below independent of fragmentation.
+ */
+static long huge_wanted(void)
+{
+	return stat_read("huge_alloc") + stat_read("huge_fallback_nomem");
+}
+
+/*
+ * within_size: a file written sequentially in writes of at least 1 MiB gets
+ * huge folios (each 2 MiB range is entered by an appending write over half
+ * of it); small files and small appending writes do not.
+ */
+static void within_size_writes(void)
+{
+	static const struct {
+		long block, size, huge;
+	} cases[] = {
+		{ MB, 8 * MB, 4 },		/* streaming in 1 MiB writes */
+		{ 4 * MB, 8 * MB, 4 },		/* larger writes */
+		{ MB + 4096, MB + 4096, 1 },	/* one write over half */
+		{ 4096, 4096, 0 },		/* a small file stays small */
+		{ 512 * 1024, 4 * MB, 0 },	/* under half: small pages */
+	};
+	unsigned char *buf = malloc(4 * MB), *rd = malloc(4 * MB);
+
+	remount("within_size");
+	for (unsigned int c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		long before = huge_wanted(), got, bad = -1;
+		int fd = MUST(open("ws", O_RDWR | O_CREAT | O_TRUNC, 0644));
+
+		for (long off = 0; off < cases[c].size; off += cases[c].block) {
+			long n = cases[c].block;
+
+			for (long i = 0; i < n; i++)
+				buf[i] = pattern(off + i);
+			CHECK(write(fd, buf, n) == n, "write %ld at %ld", n, off);
+		}
+		got = huge_wanted() - before;
+		printf("within_size, %ld-byte writes to %ld bytes: %ld huge\n",
+		       cases[c].block, cases[c].size, got);
+		CHECK(got == cases[c].huge,
+		      "%ld-byte writes to %ld bytes: %ld huge folios, expected %ld",
+		      cases[c].block, cases[c].size, got, cases[c].huge);
+		for (long off = 0; off < cases[c].size; off += 4 * MB) {
+			long n = cases[c].size - off < 4 * MB ?
+				 cases[c].size - off : 4 * MB;
+
+			CHECK(pread(fd, rd, n, off) == n, "read back");
+			for (long i = 0; i < n && bad < 0; i++)
+				if (rd[i] != pattern(off + i))
+					bad = off + i;
+		}
+		CHECK(bad < 0, "within_size write data differs at %ld", bad);
+		close(fd);
+		MUST(unlink("ws"));
+	}
+	free(buf);
+	free(rd);
+}
+
 int main(void)
 {
 	mount_sysdir(".", sysdir, sizeof(sysdir));
@@ -277,6 +339,7 @@ int main(void)
 	one_case("never", 0, 0, 0, SIZE);
 
 	pte_cases();
+	within_size_writes();
 
 	return tap_done("t-huge");
 }

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared by the benchmark programs: timing, sizes, /proc/meminfo, and the
+ * output format the driver collects, one figure a line:
+ *
+ *	<metric> <value> <unit>
+ *
+ * Units say which way is better: MB/s, ops/s are higher-better; ns, ms, s
+ * and kB (memory) lower-better; "ratio" figures say so in their name.
+ */
+#ifndef HUGETMPFS_BENCH_H
+#define HUGETMPFS_BENCH_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static inline void die(const char *fmt, ...)
+{
+	va_list ap;
+	int err = errno;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "bench: ");
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, ": %s\n", strerror(err));
+	exit(2);
+}
+
+static inline double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static inline void figure(const char *metric, double value, const char *unit)
+{
+	printf("%s %.6g %s\n", metric, value, unit);
+	fflush(stdout);
+}
+
+/* A size with an optional k/m/g suffix, in bytes. */
+static inline size_t parse_size(const char *s)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 0);
+
+	switch (*end) {
+	case 'g': case 'G': v <<= 10; /* fall through */
+	case 'm': case 'M': v <<= 10; /* fall through */
+	case 'k': case 'K': v <<= 10; end++; break;
+	}
+	if (*end || !v) {
+		errno = EINVAL;
+		die("bad size '%s'", s);
+	}
+	return v;
+}
+
+/* Fold the per-CPU counters, so that meminfo is exact (root only). */
+static inline void stat_refresh(void)
+{
+	int fd = open("/proc/sys/vm/stat_refresh", O_WRONLY);
+
+	/* Not root: the counters are a little stale, no more. */
+	if (fd >= 0) {
+		if (write(fd, "1", 1) != 1)
+			fd = -fd - 1;
+		close(fd < 0 ? -fd - 1 : fd);
+	}
+}
+
+/* A /proc/meminfo field in kB, or -1. */
+static inline long meminfo_kb(const char *field)
+{
+	char line[256];
+	size_t n = strlen(field);
+	long v = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		die("/proc/meminfo");
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, n) && line[n] == ':') {
+			v = strtol(line + n + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+static inline void drop_caches(const char *what)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+
+	if (fd < 0 || write(fd, what, strlen(what)) < 0)
+		die("drop_caches");
+	close(fd);
+}
+
+#endif

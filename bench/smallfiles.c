@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Many small files: how fast they are created, and how much memory they
+ * really take per byte of data, as the kernel counts it (Shmem in
+ * /proc/meminfo) and as the mount's statfs does, before and after the
+ * kernel is asked to drop its caches.
+ *
+ *	smallfiles DIR COUNT SIZE	e.g. smallfiles /mnt/b 1000 64k
+ */
+#include <sys/statfs.h>
+#include "bench.h"
+
+static double statfs_used(const char *dir)
+{
+	struct statfs st;
+
+	if (statfs(dir, &st))
+		die("statfs %s", dir);
+	return (double)(st.f_blocks - st.f_bfree) * st.f_bsize;
+}
+
+static void memory(const char *when, const char *dir, long shmem0,
+		   double used0, double data)
+{
+	char name[64];
+
+	stat_refresh();
+	snprintf(name, sizeof(name), "shmem_per_byte_%s", when);
+	figure(name, (meminfo_kb("Shmem") - shmem0) * 1024.0 / data, "B/B");
+	snprintf(name, sizeof(name), "statfs_per_byte_%s", when);
+	figure(name, (statfs_used(dir) - used0) / data, "B/B");
+}
+
+int main(int argc, char **argv)
+{
+	char path[4096], *buf;
+	size_t size, done;
+	long count, i, shmem0;
+	double used0, t;
+	ssize_t n;
+	int fd;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: smallfiles DIR COUNT SIZE\n");
+		return 2;
+	}
+	count = atol(argv[2]);
+	size = parse_size(argv[3]);
+	if (count <= 0) {
+		errno = EINVAL;
+		die("COUNT '%s'", argv[2]);
+	}
+	buf = malloc(1 << 20);
+	if (!buf)
+		die("malloc");
+	memset(buf, 'x', 1 << 20);
+
+	stat_refresh();
+	shmem0 = meminfo_kb("Shmem");
+	used0 = statfs_used(argv[1]);
+	t = now();
+	for (i = 0; i < count; i++) {
+		snprintf(path, sizeof(path), "%s/sf%ld", argv[1], i);
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+		if (fd < 0)
+			die("create %s", path);
+		for (done = 0; done < size; done += n) {
+			n = size - done < (1 << 20) ? size - done : (1 << 20);
+			n = write(fd, buf, n);
+			if (n <= 0)
+				die("write %s", path);
+		}
+		close(fd);
+	}
+	figure("create", count / (now() - t), "files/s");
+	memory("written", argv[1], shmem0, used0, (double)count * size);
+	drop_caches("2");
+	memory("dropped", argv[1], shmem0, used0, (double)count * size);
+
+	for (i = 0; i < count; i++) {
+		snprintf(path, sizeof(path), "%s/sf%ld", argv[1], i);
+		if (unlink(path))
+			die("unlink %s", path);
+	}
+	free(buf);
+	return 0;
+}

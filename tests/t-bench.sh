@@ -1,0 +1,31 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The benchmark harness at toy size, so that it cannot rot unseen: every
+# workload on every mount once (run-bench toy), every figure present and a
+# number (report.py --check), and the report written. Nothing is timed here:
+# benchmarks never pass or fail on speed.
+# timeout: 900
+set -u
+bench=/payload/bench
+[ -x $bench/run-bench ] || { echo "no benchmark programs in $bench"; exit 2; }
+out=$(mktemp -d /tmp/bench-toy.XXXXXX)
+trap 'rm -rf "$out"' EXIT
+shmem_enabled=$(cat /sys/kernel/mm/transparent_hugepage/shmem_enabled)
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+$bench/run-bench "$out" toy || fail "run-bench toy reported failed runs"
+python3 $bench/report.py --check "$out" || fail "results incomplete"
+python3 $bench/report.py "$out" >/dev/null || fail "report.py failed"
+[ -s "$out/report.md" ] || fail "no report.md"
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["rows"]' \
+	"$out/results.json" || fail "results.json unreadable"
+# The harness must leave the system as it found it.
+[ "$(cat /sys/module/hugetmpfs/parameters/huge_override)" = none ] ||
+	fail "huge_override left changed"
+[ "$(cat /sys/kernel/mm/transparent_hugepage/shmem_enabled)" = "$shmem_enabled" ] ||
+	fail "shmem_enabled left changed"
+[ "$(cat /proc/sys/vm/nr_hugepages)" = 0 ] || fail "hugetlb pool left reserved"
+! grep -q ' /mnt/bench/' /proc/mounts || fail "benchmark mounts left behind"
+echo "t-bench: $(($(wc -l <"$out/results.csv") - 1)) figures, $fails failures"
+exit $fails
