@@ -99,13 +99,15 @@ unlock:
 }
 
 /*
- * Make a zeroed folio of @order at @index (aligned to it) and put it in the
- * page cache. Return it locked, or ERR_PTR(-ENOSPC) past size=, -ENOMEM, or
- * -EEXIST if part of its range is already there.
+ * Make a folio of @order at @index (aligned to it), zeroed and uptodate
+ * unless a write is about to fill it (see enum htmpfs_fill), and put it in
+ * the page cache. Return it locked, or ERR_PTR(-ENOSPC) past size=, -ENOMEM,
+ * or -EEXIST if part of its range is already there.
  */
 static struct folio *htmpfs_make_folio(struct inode *inode, pgoff_t index,
 				       unsigned int order,
-				       struct vm_area_struct *vma)
+				       struct vm_area_struct *vma,
+				       enum htmpfs_fill fill)
 {
 	struct htmpfs_sb_info *sbi = HTMPFS_SB(inode->i_sb);
 	struct address_space *mapping = inode->i_mapping;
@@ -129,10 +131,13 @@ static struct folio *htmpfs_make_folio(struct inode *inode, pgoff_t index,
 	err = mem_cgroup_charge(folio, vma ? vma->vm_mm : NULL, gfp);
 	if (err)
 		goto put;
-	folio_zero_range(folio, 0, folio_size(folio));
 	__folio_set_locked(folio);
 	__folio_set_swapbacked(folio);
-	folio_mark_uptodate(folio);
+	/* A write of 2 MiB would otherwise write every byte twice. */
+	if (fill != HTMPFS_FILL_WRITE) {
+		folio_zero_range(folio, 0, folio_size(folio));
+		folio_mark_uptodate(folio);
+	}
 	/* Dirty from birth: RAM is the only copy (see htmpfs_writepage()). */
 	folio_mark_dirty(folio);
 
@@ -155,7 +160,8 @@ unacct:
 /* A hole at @index: fill it with a huge folio if policy and range allow. */
 static struct folio *htmpfs_new_folio(struct inode *inode, pgoff_t index,
 				      loff_t write_end,
-				      struct vm_area_struct *vma)
+				      struct vm_area_struct *vma,
+				      enum htmpfs_fill fill)
 {
 	struct htmpfs_sb_info *sbi = HTMPFS_SB(inode->i_sb);
 	pgoff_t start = round_down(index, HPAGE_PMD_NR);
@@ -164,14 +170,15 @@ static struct folio *htmpfs_new_folio(struct inode *inode, pgoff_t index,
 	struct folio *folio;
 
 	if (!htmpfs_huge_allowed(inode, index, write_end, vma))
-		return htmpfs_make_folio(inode, index, 0, vma);
+		return htmpfs_make_folio(inode, index, 0, vma, fill);
 
 	/* Cheap check first: zeroing 2 MiB to find a neighbour is not. */
 	if (filemap_range_has_page(inode->i_mapping, pos,
 				   pos + HPAGE_PMD_SIZE - 1)) {
 		folio = ERR_PTR(-EEXIST);
 	} else {
-		folio = htmpfs_make_folio(inode, start, HPAGE_PMD_ORDER, vma);
+		folio = htmpfs_make_folio(inode, start, HPAGE_PMD_ORDER, vma,
+					  fill);
 		if (!IS_ERR(folio)) {
 			htmpfs_count(sbi, HTMPFS_STAT_HUGE_ALLOC);
 			trace_hugetmpfs_huge_alloc(inode, start, 0);
@@ -192,7 +199,7 @@ static struct folio *htmpfs_new_folio(struct inode *inode, pgoff_t index,
 	}
 	htmpfs_count(sbi, why);
 	trace_hugetmpfs_huge_alloc(inode, start, PTR_ERR(folio));
-	return htmpfs_make_folio(inode, index, 0, vma);
+	return htmpfs_make_folio(inode, index, 0, vma, fill);
 }
 
 /**
@@ -201,17 +208,19 @@ static struct folio *htmpfs_new_folio(struct inode *inode, pgoff_t index,
  * @index: page index
  * @write_end: end in bytes of the write or fallocate being done, or 0
  * @vma: the mapping being faulted, or NULL
- * @create: fill a hole rather than report it
+ * @fill: what to do with a hole
  *
- * A hole gets a zeroed folio: PMD-sized if the huge= policy allows and the
- * 2 MiB range around @index is all hole, else a single page.
+ * A hole gets a new folio (see enum htmpfs_fill): PMD-sized if the huge=
+ * policy allows and the 2 MiB range around @index is all hole, else a
+ * single page.
  *
- * Return: the folio, locked, uptodate and with a reference; NULL for a hole
- * when !@create; ERR_PTR(-ENOSPC) past size=, or ERR_PTR(-ENOMEM).
+ * Return: the folio, locked and with a reference, uptodate unless it was
+ * made for HTMPFS_FILL_WRITE; NULL for a hole with HTMPFS_FILL_NONE;
+ * ERR_PTR(-ENOSPC) past size=, or ERR_PTR(-ENOMEM).
  */
 struct folio *htmpfs_get_folio(struct inode *inode, pgoff_t index,
 			       loff_t write_end, struct vm_area_struct *vma,
-			       bool create)
+			       enum htmpfs_fill fill)
 {
 	struct folio *folio;
 
@@ -220,9 +229,9 @@ struct folio *htmpfs_get_folio(struct inode *inode, pgoff_t index,
 		folio = filemap_lock_folio(inode->i_mapping, index);
 		if (!IS_ERR(folio))
 			return folio;
-		if (!create)
+		if (fill == HTMPFS_FILL_NONE)
 			return NULL;
-		folio = htmpfs_new_folio(inode, index, write_end, vma);
+		folio = htmpfs_new_folio(inode, index, write_end, vma, fill);
 		/* -EEXIST: raced with another writer or fault; use theirs. */
 	} while (folio == ERR_PTR(-EEXIST));
 	return folio;

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hugetmpfs file data: the page cache holds it, and nothing else does. A
- * folio is created zeroed or fully written, marked uptodate and dirty, and
- * stays so until truncation frees it. Folios may be of any order.
+ * folio is created zeroed, or (for write(2)) locked and not uptodate until
+ * the write has filled it and zeroed the rest; it is dirty from birth and
+ * stays dirty and uptodate until truncation frees it. Folios may be of any
+ * order.
  */
 #include <linux/mm.h>
 #include <linux/huge_mm.h>
@@ -49,7 +51,8 @@ static int htmpfs_fill_hole(struct inode *inode, pgoff_t index,
 {
 	struct folio *folio;
 
-	folio = htmpfs_get_folio(inode, index, write_end, NULL, true);
+	folio = htmpfs_get_folio(inode, index, write_end, NULL,
+				 HTMPFS_FILL_ZERO);
 	if (IS_ERR(folio))
 		return PTR_ERR(folio);
 	*next = folio_next_index(folio);
@@ -64,9 +67,9 @@ static int htmpfs_write_begin(struct file *file, struct address_space *mapping,
 {
 	struct folio *folio;
 
-	/* New folios come zeroed and uptodate: a short copy leaves zeroes. */
+	/* A new folio comes unzeroed: htmpfs_write_end() completes it. */
 	folio = htmpfs_get_folio(mapping->host, pos >> PAGE_SHIFT, pos + len,
-				 NULL, true);
+				 NULL, HTMPFS_FILL_WRITE);
 	if (IS_ERR(folio))
 		return PTR_ERR(folio);
 	*foliop = folio;
@@ -79,6 +82,14 @@ static int htmpfs_write_end(struct file *file, struct address_space *mapping,
 {
 	struct inode *inode = mapping->host;
 
+	/* A new folio: zero all that the copy did not fill, even on failure. */
+	if (!folio_test_uptodate(folio)) {
+		size_t from = offset_in_folio(folio, pos);
+
+		folio_zero_segments(folio, 0, from, from + copied,
+				    folio_size(folio));
+		folio_mark_uptodate(folio);
+	}
 	/* i_rwsem is held, so i_size cannot change under us. */
 	if (pos + copied > inode->i_size)
 		i_size_write(inode, pos + copied);

@@ -148,11 +148,25 @@ bool htmpfs_huge_allowed(struct inode *inode, pgoff_t index, loff_t write_end,
 void htmpfs_punch(struct inode *inode, loff_t start, loff_t end);
 
 /* alloc.c */
+
+/* What htmpfs_get_folio() does with a hole */
+enum htmpfs_fill {
+	HTMPFS_FILL_NONE,	/* report it: return NULL */
+	HTMPFS_FILL_ZERO,	/* fill it with a zeroed, uptodate folio */
+	/*
+	 * Fill it with a folio that is neither zeroed nor uptodate, for a
+	 * write that overwrites it: the caller must zero what it did not
+	 * write and mark it uptodate before unlocking it (htmpfs_write_end()).
+	 * Lockless readers take a folio that is not uptodate for a hole.
+	 */
+	HTMPFS_FILL_WRITE,
+};
+
 void htmpfs_recalc(struct inode *inode);
 void htmpfs_account(struct inode *inode, long pages, bool charge);
 struct folio *htmpfs_get_folio(struct inode *inode, pgoff_t index,
 			       loff_t write_end, struct vm_area_struct *vma,
-			       bool create);
+			       enum htmpfs_fill fill);
 
 /* stats.c */
 const char *htmpfs_huge_name(enum htmpfs_huge huge);

@@ -32,7 +32,8 @@ static vm_fault_t htmpfs_fault(struct vm_fault *vmf)
 
 	/* Keeps hole punching from freeing what we are about to map. */
 	filemap_invalidate_lock_shared(mapping);
-	folio = htmpfs_get_folio(inode, vmf->pgoff, 0, vmf->vma, true);
+	folio = htmpfs_get_folio(inode, vmf->pgoff, 0, vmf->vma,
+				 HTMPFS_FILL_ZERO);
 	filemap_invalidate_unlock_shared(mapping);
 	if (IS_ERR(folio))
 		return vmf_error(PTR_ERR(folio));

@@ -51,7 +51,10 @@ cp "$res/results.csv" "$res/plan.txt" "$res/meta.txt" "$dest/"
 	echo "guest_memory ${HUGETMPFS_BENCH_MEM:-8G}"
 	echo "host_cpu $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo) ($(nproc) CPUs)"
 } >"$dest/host.txt"
-python3 "$top/bench/report.py" "$dest" >/dev/null
+# Debian's python3, which has python3-matplotlib (not another on PATH).
+py=/usr/bin/python3
+[ -x $py ] || py=python3
+$py "$top/bench/report.py" "$dest" >/dev/null
 [ "$rc" -eq 0 ] || echo "bench: some runs failed (status $rc): see the report's problems" >&2
 echo "$dest/report.md"
 exit "$rc"

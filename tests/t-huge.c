@@ -314,6 +314,51 @@ static void within_size_writes(void)
 	free(rd);
 }
 
+/*
+ * A write(2) that faults part way into a new huge folio: what it did not
+ * copy reads back as zeroes, never as the folio's old memory (new folios
+ * for writes are not zeroed ahead of the copy). Mirrored on tmpfs.
+ */
+static void short_write_body(void)
+{
+	unsigned char *buf, *rd = malloc(HUGE);
+	const long offs[] = { 0, MB, HUGE - 4096 };
+
+	buf = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(buf != MAP_FAILED, "mmap buffer");
+	if (buf == MAP_FAILED)
+		return;
+	memset(buf, 0xa5, 4096);
+	MUST(munmap(buf + 4096, 4096));	/* the copy faults after 4 KiB */
+	for (unsigned int c = 0; c < sizeof(offs) / sizeof(offs[0]); c++) {
+		int fd = MUST(open("short", O_RDWR | O_CREAT | O_TRUNC, 0644));
+		long n = pwrite(fd, buf, 2 * 4096, offs[c]), bad = -1;
+
+		CHECK(n == 4096, "short write at %ld: %ld bytes", offs[c], n);
+		MUST(ftruncate(fd, HUGE));
+		CHECK(pread(fd, rd, HUGE, 0) == HUGE, "read back");
+		for (long i = 0; i < HUGE && bad < 0; i++) {
+			int want = i >= offs[c] && i < offs[c] + 4096 ? 0xa5 : 0;
+
+			if (rd[i] != want)
+				bad = i;
+		}
+		CHECK(bad < 0, "short write at %ld: byte %ld is %#x", offs[c],
+		      bad, bad < 0 ? 0 : rd[bad]);
+		close(fd);
+		MUST(unlink("short"));
+	}
+	munmap(buf, 4096);
+	free(rd);
+}
+
+static void short_write(void)
+{
+	remount("always");
+	on_hugetmpfs_and_tmpfs(short_write_body, "huge=always");
+}
+
 int main(void)
 {
 	mount_sysdir(".", sysdir, sizeof(sysdir));
@@ -340,6 +385,7 @@ int main(void)
 
 	pte_cases();
 	within_size_writes();
+	short_write();
 
 	return tap_done("t-huge");
 }
