@@ -12,6 +12,7 @@
 #define HUGETMPFS_BENCH_H
 
 #include <errno.h>
+#include <sys/mman.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -105,6 +106,20 @@ static inline void drop_caches(const char *what)
 	if (fd < 0 || write(fd, what, strlen(what)) < 0)
 		die("drop_caches");
 	close(fd);
+}
+
+/* A new file of @size, mapped shared and writable; its fd in *@fd. */
+static inline char *map_new_file(const char *path, size_t size, int *fd)
+{
+	char *map;
+
+	*fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (*fd < 0 || ftruncate(*fd, size))
+		die("%s", path);
+	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+	if (map == MAP_FAILED)
+		die("mmap %s", path);
+	return map;
 }
 
 #endif

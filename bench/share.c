@@ -63,12 +63,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	size = parse_size(argv[2]);
-	fd = open(argv[1], O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0 || ftruncate(fd, size))
-		die("%s", argv[1]);
-	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED)
-		die("mmap %s", argv[1]);
+	map = map_new_file(argv[1], size, &fd);
 	for (size_t off = 0; off < size; off += PAGE)
 		map[off] = 1;
 	munmap(map, size);
