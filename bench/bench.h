@@ -72,11 +72,12 @@ static inline void stat_refresh(void)
 {
 	int fd = open("/proc/sys/vm/stat_refresh", O_WRONLY);
 
-	/* Not root: the counters are a little stale, no more. */
+	/* Not root, or it failed: the counters are a little stale, no more. */
 	if (fd >= 0) {
-		if (write(fd, "1", 1) != 1)
-			fd = -fd - 1;
-		close(fd < 0 ? -fd - 1 : fd);
+		ssize_t r = write(fd, "1", 1);
+
+		(void)r;
+		close(fd);
 	}
 }
 
