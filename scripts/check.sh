@@ -8,6 +8,8 @@
 #   --bench DIR         the benchmark programs, run at toy size by t-bench.sh
 #   T='glob'            run only tests whose names match (e.g. T='t-io*')
 #   HUGETMPFS_TIMEOUT   whole-guest timeout in seconds (default 2400)
+#   HUGETMPFS_TIMEOUT_SCALE  multiplies every test's timeout and the guest's
+#                       (default 1; e.g. 3 on a host where TCG is slow)
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -44,11 +46,16 @@ if [ -n "$bench" ]; then
 	adds+=(--add "$out/stage/bench")
 fi
 
+scale=${HUGETMPFS_TIMEOUT_SCALE:-1}
+case $scale in
+''|*[!0-9]*|0) echo "check: HUGETMPFS_TIMEOUT_SCALE must be a positive integer" >&2; exit 2 ;;
+esac
+
 rc=0
 "$here/qemu-run.sh" --kernel "$kernel" --rootfs "$rootfs" --module "$module" \
 	"${adds[@]}" --out "$out/result" --log "$log" \
-	--timeout "${HUGETMPFS_TIMEOUT:-2400}" \
-	--cmd "T='${T:-*}' /payload/tests/run-tests" || rc=$?
+	--timeout "$(( ${HUGETMPFS_TIMEOUT:-2400} * scale ))" \
+	--cmd "T='${T:-*}' TIMEOUT_SCALE=$scale /payload/tests/run-tests" || rc=$?
 
 passed=0 failed=0
 if [ -f "$out/result/results.tap" ]; then

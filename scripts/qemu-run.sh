@@ -83,10 +83,15 @@ kvm) [ -w /dev/kvm ] || die "HUGETMPFS_ACCEL=kvm but /dev/kvm is not usable"
 esac
 echo "qemu-run: accel=$accel smp=$smp mem=$mem console log: $log" >&2
 
+# Under TCG a vCPU can stall for seconds when the host is busy: the lockup,
+# RCU-stall and hung-task detectors get thresholds that only a real hang
+# reaches (soft lockup at 120 s, RCU stall at 180 s, hung task at 300 s),
+# all still well inside a test's timeout.
+watchdogs="watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=180 sysctl.kernel.hung_task_timeout_secs=300"
 args=(qemu-system-x86_64 "${accel_args[@]}" -smp "$smp" -m "$mem"
 	-nodefaults -no-user-config -display none -no-reboot
 	-kernel "$kernel"
-	-append "root=/dev/vda rw console=ttyS0 init=/sbin/hugetmpfs-init panic=-1 loglevel=6 pci=noacpi ${HUGETMPFS_APPEND:-}"
+	-append "root=/dev/vda rw console=ttyS0 init=/sbin/hugetmpfs-init panic=-1 loglevel=6 pci=noacpi $watchdogs ${HUGETMPFS_APPEND:-}"
 	-drive "file=$rootfs,format=raw,if=virtio,snapshot=on"
 	-virtfs "local,path=$payload,mount_tag=payload,security_model=none,id=payload"
 	-device virtio-rng-pci)

@@ -202,9 +202,9 @@ def run(magic):
     st = os.stat("m")
     check(st.st_atime_ns == 1_000_000_123 and st.st_mtime_ns == 2_000_000_456,
           "utimensat keeps nanoseconds")
-    before = os.stat(".").st_mtime_ns
+    os.utime(".", ns=(1_000_000_000, 1_000_000_000))
     os.unlink("m")
-    check(os.stat(".").st_mtime_ns >= before, "dir mtime moves on unlink")
+    check(os.stat(".").st_mtime_ns > 1_000_000_000, "dir mtime moves on unlink")
 
 
     # setgid directories hand down their group, and the bit to subdirectories
@@ -275,9 +275,13 @@ def run(magic):
     check(read("dst")[:8] == data[:3] + b"piped", "splice data")
     os.close(r)
     os.close(w)
-    os.fsync(dst)
-    os.fdatasync(dst)
-    check(True, "fsync and fdatasync succeed")
+    try:
+        os.fsync(dst)
+        os.fdatasync(dst)
+        synced = True
+    except OSError:
+        synced = False
+    check(synced, "fsync and fdatasync succeed")
 
     # private mappings copy on write; shared ones grow with mremap
     m = mmap.mmap(src, 8192, mmap.MAP_PRIVATE)
