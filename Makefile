@@ -22,9 +22,10 @@ BENCH_SRCS := $(filter-out bench/bench.h,$(wildcard bench/*.c))
 BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 
 .PHONY: all deps kernel rootfs module tests run check checkpatch sparse \
-	clean distclean bench-deps bench-kernel bench-module bench-bins bench
+	clean distclean bench-deps bench-kernel bench-module bench-bins bench \
+	fstests-build fstests
 
-all: module rootfs tests bench-bins
+all: module rootfs tests bench-bins fstests-build
 
 deps:
 	@scripts/install-deps.sh
@@ -76,6 +77,19 @@ bench: bench-deps bench-module rootfs bench-bins
 		--rootfs "$(ROOTFS)" --module $(BENCH_MODULE) \
 		--bins $(BUILD)/bench $(if $(QUICK),--quick)
 
+# fstests built on the host; nothing (and its test skipped) without a source.
+FSTESTS_TGZ = $(shell scripts/build-fstests.sh --path 2>/dev/null)
+fstests-build: deps
+	@scripts/build-fstests.sh >/dev/null || [ $$? = 3 ]
+
+# make fstests [FSTESTS_ARGS='-g quick'] [FSTESTS_KERNEL=bench]
+FSTESTS_KERNEL ?= debug
+fstests: fstests-build rootfs $(if $(filter bench,$(FSTESTS_KERNEL)),bench-module,module)
+	@scripts/fstests.sh --rootfs "$(ROOTFS)" --fstests "$(FSTESTS_TGZ)" \
+		$(if $(filter bench,$(FSTESTS_KERNEL)), \
+		--kernel "$(BENCH_KDIR)/arch/x86/boot/bzImage" --module $(BENCH_MODULE), \
+		--kernel "$(KDIR)/arch/x86/boot/bzImage" --module $(MODULE))
+
 # make run [CMD='shell command'] [SHARE=/host/dir]
 run: all
 	scripts/qemu-run.sh --kernel "$(KDIR)/arch/x86/boot/bzImage" \
@@ -87,7 +101,8 @@ run: all
 check: all
 	@scripts/check.sh --kernel "$(KDIR)/arch/x86/boot/bzImage" \
 		--rootfs "$(ROOTFS)" \
-		--module $(MODULE) --tests $(BUILD)/tests --bench $(BUILD)/bench
+		--module $(MODULE) --tests $(BUILD)/tests --bench $(BUILD)/bench \
+		$(if $(wildcard $(FSTESTS_TGZ)),--fstests "$(FSTESTS_TGZ)")
 
 checkpatch: kernel
 	@perl "$(KDIR)/scripts/checkpatch.pl" --strict --no-tree -q \

@@ -5,7 +5,9 @@
 # kmemleak reports. Ends with "N passed, N failed"; exits 1 if anything failed.
 #
 # usage: check.sh --kernel F --rootfs F --module F --tests DIR [--bench DIR]
+#                 [--fstests TARBALL]
 #   --bench DIR         the benchmark programs, run at toy size by t-bench.sh
+#   --fstests TARBALL   the fstests build, for t-fstests.sh's short subset
 #   T='glob'            run only tests whose names match (e.g. T='t-io*')
 #   HUGETMPFS_TIMEOUT   whole-guest timeout in seconds (default 2400)
 #   HUGETMPFS_TIMEOUT_SCALE  multiplies every test's timeout and the guest's
@@ -13,7 +15,7 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-kernel="" rootfs="" module="" tests="" bench=""
+kernel="" rootfs="" module="" tests="" bench="" fstests=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2 ;;
@@ -21,6 +23,7 @@ while [ $# -gt 0 ]; do
 	--module) module=$2 ;;
 	--tests) tests=$2 ;;
 	--bench) bench=$2 ;;
+	--fstests) fstests=$2 ;;
 	*) echo "check: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift 2
@@ -44,6 +47,13 @@ if [ -n "$bench" ]; then
 	cp -a "$bench/." "$here/../bench/run-bench" "$here/../bench/report.py" \
 		"$out/stage/bench/"
 	adds+=(--add "$out/stage/bench")
+fi
+if [ -n "$fstests" ]; then
+	mkdir -p "$out/stage/fstests"
+	cp "$fstests" "$out/stage/fstests/fstests.tar.gz"
+	cp "$here/../fstests/run-fstests" "$here/../fstests/summary.py" \
+		"$here/../fstests/expunge" "$out/stage/fstests/"
+	adds+=(--add "$out/stage/fstests")
 fi
 
 scale=${HUGETMPFS_TIMEOUT_SCALE:-1}

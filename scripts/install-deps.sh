@@ -7,6 +7,10 @@ set -euo pipefail
 pkgs=(linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
       cpio kmod xz-utils lz4 rsync qemu-system-x86 debootstrap e2fsprogs
       sparse python3)
+# fstests, built on the host (make fstests, and its subset in make check)
+pkgs+=(autoconf automake libtool make gcc pkg-config xfslibs-dev uuid-dev
+       libattr1-dev libacl1-dev libaio-dev liburing-dev libgdbm-dev
+       libgdbm-compat-dev libcap-dev)
 [ "${1:-}" != bench ] || pkgs+=(python3-matplotlib)
 
 missing=()

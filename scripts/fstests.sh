@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make fstests: one boot, fstests on hugetmpfs (huge=always, within_size) and
+# on tmpfs with the same options, then the summary: above all, the tests that
+# fail on hugetmpfs and pass on tmpfs (there must be none).
+#
+# usage: fstests.sh --kernel F --rootfs F --module F --fstests TARBALL
+#   FSTESTS_ARGS     arguments for fstests' check (default: -g quick)
+#   FSTESTS_MODES    FS:HUGE pairs (default: both filesystems, both modes)
+#   FSTESTS_OUT      results directory (default fstests/results/<kernel>-<date>)
+#   FSTESTS_TIMEOUT  whole-guest timeout in seconds (default 21600)
+# A run cut short keeps the modes it finished; run the rest as another slice
+# (FSTESTS_ARGS naming the tests left) and merge the slices with
+# fstests/summary.py DIR1 DIR2...
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+kernel="" rootfs="" module="" tarball=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) kernel=$2 ;;
+	--rootfs) rootfs=$2 ;;
+	--module) module=$2 ;;
+	--fstests) tarball=$2 ;;
+	*) echo "fstests: unknown option '$1'" >&2; exit 2 ;;
+	esac
+	shift 2
+done
+[ -f "$tarball" ] || { echo "fstests: no fstests build (set FSTESTS_SRC)" >&2; exit 2; }
+
+stage=$(mktemp -d /tmp/hugetmpfs-fstests.XXXXXX)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/fstests"
+cp "$tarball" "$stage/fstests/fstests.tar.gz"
+cp "$top/fstests/run-fstests" "$top/fstests/summary.py" "$top/fstests/expunge" \
+	"$stage/fstests/"
+
+args=${FSTESTS_ARGS:--g quick}
+modes=${FSTESTS_MODES:-}
+echo "fstests: $args" >&2
+rc=0
+"$here/qemu-run.sh" --kernel "$kernel" --rootfs "$rootfs" --module "$module" \
+	--add "$stage/fstests" --out "$stage/result" \
+	--timeout "${FSTESTS_TIMEOUT:-21600}" \
+	--cmd "${modes:+FSTESTS_MODES='$modes' }/payload/fstests/run-fstests /payload/fstests-results $args" ||
+	rc=$?
+res=$stage/result/fstests-results
+kver=$(cat "$res/kernel" 2>/dev/null)
+out=${FSTESTS_OUT:-$top/fstests/results/${kver:-unknown}-$(date -u +%Y%m%d-%H%M)}
+mkdir -p "$out"
+[ -d "$res" ] && cp -a "$res/." "$out/"
+{
+	echo "commit $(git -C "$top" rev-parse --short HEAD 2>/dev/null)"
+	echo "kernel $kver ($kernel)"
+	echo "modes ${modes:-default}"
+	echo "accel ${HUGETMPFS_ACCEL:-tcg}"
+	echo "args $args"
+	echo "guest exit status $rc"
+} >"$out/run.txt"
+case $rc in
+0|1) ;;
+124) echo "fstests: the guest timed out; finished modes are kept" >&2 ;;
+*) echo "fstests: the guest stopped abnormally (status $rc)" >&2 ;;
+esac
+python3 "$top/fstests/summary.py" --expunge "$top/fstests/expunge" \
+	--out "$out" "$out"
+src=$?
+echo "fstests: summary in $out/summary.md" >&2
+exit $src
