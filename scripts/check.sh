@@ -49,10 +49,7 @@ if [ -n "$bench" ]; then
 	adds+=(--add "$out/stage/bench")
 fi
 if [ -n "$fstests" ]; then
-	mkdir -p "$out/stage/fstests"
-	cp "$fstests" "$out/stage/fstests/fstests.tar.gz"
-	cp "$here/../fstests/run-fstests" "$here/../fstests/summary.py" \
-		"$here/../fstests/expunge" "$out/stage/fstests/"
+	"$here/../fstests/stage" "$out/stage/fstests" "$fstests"
 	adds+=(--add "$out/stage/fstests")
 fi
 

@@ -31,10 +31,7 @@ done
 
 stage=$(mktemp -d /tmp/hugetmpfs-fstests.XXXXXX)
 trap 'rm -rf "$stage"' EXIT
-mkdir -p "$stage/fstests"
-cp "$tarball" "$stage/fstests/fstests.tar.gz"
-cp "$top/fstests/run-fstests" "$top/fstests/summary.py" "$top/fstests/expunge" \
-	"$stage/fstests/"
+"$top/fstests/stage" "$stage/fstests" "$tarball"
 
 args=${FSTESTS_ARGS:--g quick}
 modes=${FSTESTS_MODES:-}
