@@ -7,10 +7,8 @@
  * counts tmpfs's. filemap_add_folio() cannot do that: it refuses swap-backed
  * folios.
  *
- * Space is charged before allocation, so size= fails cleanly with ENOSPC.
- * It is given back lazily: the page cache frees folios on truncate, hole
- * punch and split without telling us, so htmpfs_recalc() compares what an
- * inode was charged with what its page cache still holds.
+ * Space is charged before allocation (space.c), so size= fails cleanly with
+ * ENOSPC.
  */
 #include <linux/mm.h>
 #include <linux/huge_mm.h>
@@ -20,46 +18,6 @@
 
 #include "internal.h"
 #include "trace.h"
-
-/**
- * htmpfs_recalc - give back the space of folios the page cache let go of
- * @inode: a regular file
- */
-void htmpfs_recalc(struct inode *inode)
-{
-	struct htmpfs_inode_info *info = HTMPFS_I(inode);
-	long freed;
-
-	spin_lock(&info->lock);
-	freed = info->alloced - READ_ONCE(inode->i_mapping->nrpages);
-	if (freed > 0)
-		info->alloced -= freed;
-	spin_unlock(&info->lock);
-	if (freed > 0)
-		htmpfs_count_add(HTMPFS_SB(inode->i_sb), HTMPFS_STAT_BLOCKS,
-				 -freed);
-}
-
-/**
- * htmpfs_account - record pages now in an inode's page cache
- * @inode: the file
- * @pages: how many
- * @charge: false if the mount's space was already charged for them
- *
- * Charging here ignores size=: it is for folios the page cache made without
- * asking us (read-ahead on behalf of khugepaged), which must be counted.
- */
-void htmpfs_account(struct inode *inode, long pages, bool charge)
-{
-	struct htmpfs_inode_info *info = HTMPFS_I(inode);
-
-	if (charge)
-		htmpfs_count_add(HTMPFS_SB(inode->i_sb), HTMPFS_STAT_BLOCKS,
-				 pages);
-	spin_lock(&info->lock);
-	info->alloced += pages;
-	spin_unlock(&info->lock);
-}
 
 /* Insert a locked folio at @index unless anything is in its range. */
 static int htmpfs_add_to_cache(struct address_space *mapping,
@@ -109,16 +67,15 @@ static struct folio *htmpfs_make_folio(struct inode *inode, pgoff_t index,
 				       struct vm_area_struct *vma,
 				       enum htmpfs_fill fill)
 {
-	struct htmpfs_sb_info *sbi = HTMPFS_SB(inode->i_sb);
 	struct address_space *mapping = inode->i_mapping;
 	long nr = 1L << order;
 	struct folio *folio;
 	gfp_t gfp;
 	int err;
 
-	if (!htmpfs_count_within(sbi, HTMPFS_STAT_BLOCKS, nr,
-				 READ_ONCE(sbi->opts.max_blocks)))
-		return ERR_PTR(-ENOSPC);
+	err = htmpfs_charge_blocks(inode, nr);
+	if (err)
+		return ERR_PTR(err);
 
 	/* Huge pages as THP faults get theirs: see transparent_hugepage/defrag */
 	gfp = order ? vma_thp_gfp_mask(vma) | __GFP_NOWARN :
@@ -138,7 +95,7 @@ static struct folio *htmpfs_make_folio(struct inode *inode, pgoff_t index,
 		folio_zero_range(folio, 0, folio_size(folio));
 		folio_mark_uptodate(folio);
 	}
-	/* Dirty from birth: RAM is the only copy (see htmpfs_writepage()). */
+	/* Dirty from birth: see "What keeps data safe" in internal.h. */
 	folio_mark_dirty(folio);
 
 	err = htmpfs_add_to_cache(mapping, folio, index);
@@ -147,13 +104,14 @@ static struct folio *htmpfs_make_folio(struct inode *inode, pgoff_t index,
 		goto put;
 	}
 	folio_add_lru(folio);
-	htmpfs_account(inode, nr, false);
+	/* After the insertion, so a racing htmpfs_recalc() never undercounts. */
+	htmpfs_record(inode, nr);
 	return folio;
 
 put:
 	folio_put(folio);
 unacct:
-	htmpfs_count_add(sbi, HTMPFS_STAT_BLOCKS, -nr);
+	htmpfs_level_add(HTMPFS_SB(inode->i_sb), HTMPFS_LEVEL_BLOCKS, -nr);
 	return ERR_PTR(err);
 }
 

@@ -17,32 +17,22 @@
 #include "internal.h"
 
 /*
- * Only for folios the page cache made itself, as read-ahead does when
- * khugepaged or MADV_COLLAPSE looks at a file nobody has open for write:
- * hugetmpfs's own paths never ask. They are holes, so zeroes; dirty like
- * every folio here, which keeps khugepaged from collapsing them into a clean
- * copy that reclaim could drop; and counted, even past size=, since they
- * exist whether we like it or not.
+ * A memory error in a folio: keep it, as tmpfs does. Truncating it would
+ * lose the only copy of the data without a word; kept, its poisoned page
+ * fails every read, write and fault with EIO or SIGBUS until the file
+ * range is punched, truncated or removed.
  */
-static int htmpfs_read_folio(struct file *file, struct folio *folio)
+static int htmpfs_error_remove_folio(struct address_space *mapping,
+				     struct folio *folio)
 {
-	folio_zero_range(folio, 0, folio_size(folio));
-	folio_mark_uptodate(folio);
-	folio_mark_dirty(folio);
-	htmpfs_account(folio->mapping->host, folio_nr_pages(folio), true);
-	folio_unlock(folio);
 	return 0;
 }
 
-/*
- * Reclaim asks only if the mapping stops being unevictable. Until hugetmpfs
- * has swap, RAM is the only copy: keep the folio, dirty, and tell reclaim to
- * put it back on the active list.
- */
-static int htmpfs_writepage(struct page *page, struct writeback_control *wbc)
+/* Does the folio hold a page with a memory error? */
+static bool htmpfs_folio_poisoned(struct folio *folio)
 {
-	folio_mark_dirty(page_folio(page));
-	return AOP_WRITEPAGE_ACTIVATE;
+	return folio_test_hwpoison(folio) ||
+	       (folio_test_large(folio) && folio_test_has_hwpoisoned(folio));
 }
 
 /* Make sure a folio holds page @index; *@next is the index after it. */
@@ -72,6 +62,12 @@ static int htmpfs_write_begin(struct file *file, struct address_space *mapping,
 				 NULL, HTMPFS_FILL_WRITE);
 	if (IS_ERR(folio))
 		return PTR_ERR(folio);
+	/* Not even the unpoisoned part: a partial write would be a surprise. */
+	if (unlikely(htmpfs_folio_poisoned(folio))) {
+		folio_unlock(folio);
+		folio_put(folio);
+		return -EIO;
+	}
 	*foliop = folio;
 	return 0;
 }
@@ -98,15 +94,20 @@ static int htmpfs_write_end(struct file *file, struct address_space *mapping,
 	return copied;
 }
 
+/*
+ * No ->read_folio: nothing is ever read into the page cache from elsewhere,
+ * so core mm cannot make folios here behind our back (read-ahead for
+ * khugepaged or MADV_COLLAPSE would otherwise fill holes with folios that
+ * are neither swap-backed nor within size=). No ->writepage: reclaim never
+ * asks while the mapping is unevictable (see htmpfs_new_inode()).
+ */
 const struct address_space_operations htmpfs_aops = {
-	.read_folio	= htmpfs_read_folio,
-	.writepage	= htmpfs_writepage,
 	.write_begin	= htmpfs_write_begin,
 	.write_end	= htmpfs_write_end,
 	.dirty_folio	= noop_dirty_folio,
 	/* Movable, so compaction can build the huge pages we want. */
 	.migrate_folio	= filemap_migrate_folio,
-	.error_remove_folio = generic_error_remove_folio,
+	.error_remove_folio = htmpfs_error_remove_folio,
 };
 
 static long htmpfs_fallocate(struct file *file, int mode, loff_t offset,
@@ -207,12 +208,23 @@ static ssize_t htmpfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		if (IS_ERR(folio)) {
 			folio = NULL;
 		} else if (unlikely(!folio_test_uptodate(folio))) {
-			/* Read-ahead for khugepaged, being zero-filled. */
+			/* A new folio that a write is still filling: a hole. */
 			folio_put(folio);
 			folio = NULL;
 		}
 		n = folio ? folio_size(folio) - offset_in_folio(folio, pos) :
 			    PAGE_SIZE - offset_in_page(pos);
+		/* Never copy from a poisoned page: that would be a machine check. */
+		if (folio && unlikely(htmpfs_folio_poisoned(folio))) {
+			n = PAGE_SIZE - offset_in_page(pos);
+			if (PageHWPoison(folio_file_page(folio,
+							 pos >> PAGE_SHIFT))) {
+				folio_put(folio);
+				if (!done)
+					done = -EIO;
+				break;
+			}
+		}
 		/* Truncation may have run while we looked the folio up. */
 		size = i_size_read(inode);
 		n = min3(n, iov_iter_count(to), (size_t)max(size - pos, 0LL));

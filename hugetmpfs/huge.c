@@ -135,6 +135,7 @@ static void htmpfs_split_at(struct inode *inode, loff_t pos)
 	folio = filemap_lock_folio(inode->i_mapping, pos >> PAGE_SHIFT);
 	if (IS_ERR(folio))
 		return;
+	VM_WARN_ON_FOLIO(!htmpfs_folio_safe(folio), folio);
 	if (folio_test_large(folio) && folio_pos(folio) < pos) {
 		index = folio->index;
 		err = split_huge_page_to_list_to_order(&folio->page, NULL, 0);
@@ -157,6 +158,7 @@ static void htmpfs_zero_partial(struct inode *inode, loff_t start, loff_t end)
 	folio = filemap_lock_folio(inode->i_mapping, start >> PAGE_SHIFT);
 	if (IS_ERR(folio))
 		return;
+	VM_WARN_ON_FOLIO(!htmpfs_folio_safe(folio), folio);
 	folio_zero_range(folio, offset_in_folio(folio, start), end - start);
 	folio_unlock(folio);
 	folio_put(folio);
@@ -166,16 +168,18 @@ static void htmpfs_zero_partial(struct inode *inode, loff_t start, loff_t end)
  * htmpfs_punch - free the whole pages of [@start, @end) and zero the rest
  * @inode: the file, with i_rwsem and the invalidate lock held
  * @start: first byte
- * @end: byte after the last, or LLONG_MAX for everything from @start
+ * @end: byte after the last (LLONG_MAX is an ordinary end here)
  *
  * Unlike truncate_pagecache_range() alone, a huge folio is split only where
  * that frees whole pages of it: zeroing a few bytes keeps it, and its PMD
- * mappings, intact. Space given back is settled with the mount.
+ * mappings, intact. Private copies in MAP_PRIVATE mappings are not shared
+ * data: they stay, whatever the range. Space given back is settled with the
+ * mount.
  */
 void htmpfs_punch(struct inode *inode, loff_t start, loff_t end)
 {
 	loff_t lo = round_up(start, PAGE_SIZE);
-	loff_t hi = end == LLONG_MAX ? end : round_down(end, PAGE_SIZE);
+	loff_t hi = round_down(end, PAGE_SIZE);
 
 	if (lo > hi) {
 		/* All within one page. */
@@ -183,18 +187,32 @@ void htmpfs_punch(struct inode *inode, loff_t start, loff_t end)
 		return;
 	}
 	htmpfs_zero_partial(inode, start, lo);
-	if (hi != LLONG_MAX)
-		htmpfs_zero_partial(inode, hi, end);
+	htmpfs_zero_partial(inode, hi, end);
 	if (lo == hi)
 		return;
 
 	htmpfs_split_at(inode, lo);
-	if (hi != LLONG_MAX)
-		htmpfs_split_at(inode, hi);
+	htmpfs_split_at(inode, hi);
 	/* Page aligned, so the page cache has no partial folio to split. */
-	if (hi == LLONG_MAX)
-		truncate_pagecache(inode, lo);
-	else
-		truncate_pagecache_range(inode, lo, hi - 1);
+	truncate_pagecache_range(inode, lo, hi - 1);
+	htmpfs_recalc(inode);
+}
+
+/**
+ * htmpfs_truncate - free what lies past a file's new, smaller size
+ * @inode: the file, with i_rwsem and the invalidate lock held, and i_size
+ *	already set to @size
+ * @size: the new size
+ *
+ * Everything past @size goes, preallocation and private copies in
+ * MAP_PRIVATE mappings included, as for any truncate.
+ */
+void htmpfs_truncate(struct inode *inode, loff_t size)
+{
+	loff_t lo = round_up(size, PAGE_SIZE);
+
+	htmpfs_zero_partial(inode, size, lo);
+	htmpfs_split_at(inode, lo);
+	truncate_pagecache(inode, lo);
 	htmpfs_recalc(inode);
 }

@@ -76,9 +76,36 @@ void htmpfs_evict_inode(struct inode *inode)
 	if (S_ISDIR(inode->i_mode))
 		simple_offset_destroy(&HTMPFS_I(inode)->dir_offsets);
 	clear_inode(inode);
-	htmpfs_count_add(HTMPFS_SB(inode->i_sb), HTMPFS_STAT_ISPACE,
+	htmpfs_level_add(HTMPFS_SB(inode->i_sb), HTMPFS_LEVEL_ISPACE,
 			 -(HTMPFS_BOGO_INODE_SIZE + HTMPFS_I(inode)->xattr_space));
-	htmpfs_count_add(HTMPFS_SB(inode->i_sb), HTMPFS_STAT_INODES, -1);
+	htmpfs_level_add(HTMPFS_SB(inode->i_sb), HTMPFS_LEVEL_INODES, -1);
+}
+
+/**
+ * htmpfs_reserve_inode - take one inode's share of the nr_inodes limit
+ * @sb: superblock
+ *
+ * Every inode takes one, and so does every hard link after an inode's
+ * first, as in tmpfs: a link pins a dentry that cannot be reclaimed.
+ *
+ * Return: 0, or -ENOSPC past nr_inodes.
+ */
+int htmpfs_reserve_inode(struct super_block *sb)
+{
+	if (!htmpfs_space_charge(HTMPFS_SB(sb), HTMPFS_LEVEL_ISPACE,
+				 HTMPFS_BOGO_INODE_SIZE))
+		return -ENOSPC;
+	return 0;
+}
+
+/**
+ * htmpfs_unreserve_inode - give back what htmpfs_reserve_inode() took
+ * @sb: superblock
+ */
+void htmpfs_unreserve_inode(struct super_block *sb)
+{
+	htmpfs_level_add(HTMPFS_SB(sb), HTMPFS_LEVEL_ISPACE,
+			 -HTMPFS_BOGO_INODE_SIZE);
 }
 
 /**
@@ -97,26 +124,25 @@ struct inode *htmpfs_new_inode(struct super_block *sb, struct mnt_idmap *idmap,
 {
 	struct htmpfs_sb_info *sbi = HTMPFS_SB(sb);
 	struct inode *inode;
+	int err;
 
-	if (!htmpfs_count_within(sbi, HTMPFS_STAT_ISPACE,
-				 HTMPFS_BOGO_INODE_SIZE,
-				 READ_ONCE(sbi->opts.max_inodes) *
-				 HTMPFS_BOGO_INODE_SIZE))
-		return ERR_PTR(-ENOSPC);
+	err = htmpfs_reserve_inode(sb);
+	if (err)
+		return ERR_PTR(err);
 	inode = new_inode(sb);
 	if (!inode) {
-		htmpfs_count_add(sbi, HTMPFS_STAT_ISPACE,
-				 -HTMPFS_BOGO_INODE_SIZE);
+		htmpfs_unreserve_inode(sb);
 		return ERR_PTR(-ENOMEM);
 	}
-	htmpfs_count(sbi, HTMPFS_STAT_INODES);
+	htmpfs_level_add(sbi, HTMPFS_LEVEL_INODES, 1);
 
 	inode->i_ino = htmpfs_next_ino(sbi);
 	inode_init_owner(idmap, inode, dir, mode);
 	simple_inode_init_ts(inode);
 	inode->i_mapping->a_ops = &htmpfs_aops;
-	/* RAM is the only copy: reclaim must never try to write it out. */
+	/* RAM is the only copy: see "What keeps data safe" in internal.h. */
 	mapping_set_unevictable(inode->i_mapping);
+	mapping_set_swap_backed(inode->i_mapping);
 	mapping_set_large_folios(inode->i_mapping);
 
 	switch (mode & S_IFMT) {
@@ -162,12 +188,16 @@ int htmpfs_setattr(struct mnt_idmap *idmap, struct dentry *dentry,
 
 	if ((attr->ia_valid & ATTR_SIZE) && attr->ia_size != inode->i_size) {
 		if (attr->ia_size > inode->i_size) {
-			truncate_setsize(inode, attr->ia_size);
+			/*
+			 * Growing only moves EOF: what lies past it (zeroes,
+			 * or preallocation) stays, huge folios whole.
+			 */
+			i_size_write(inode, attr->ia_size);
 		} else {
-			/* New size first: splitting drops tails beyond it. */
+			/* New size first: faults check it under the lock. */
 			filemap_invalidate_lock(inode->i_mapping);
 			i_size_write(inode, attr->ia_size);
-			htmpfs_punch(inode, attr->ia_size, LLONG_MAX);
+			htmpfs_truncate(inode, attr->ia_size);
 			filemap_invalidate_unlock(inode->i_mapping);
 		}
 		if (!(attr->ia_valid & (ATTR_CTIME | ATTR_MTIME))) {

@@ -8,7 +8,8 @@
  *   file.c   address space and file I/O
  *   mmap.c   mapping and page faults
  *   huge.c   huge-folio policy and split
- *   alloc.c  folio allocation and space accounting
+ *   alloc.c  folio allocation
+ *   space.c  space accounting: size= and nr_inodes=
  *   stats.c  statistics in sysfs
  *   xattr.c  extended attributes and ACLs
  */
@@ -17,18 +18,37 @@
 
 #include <linux/completion.h>
 #include <linux/fs.h>
+#include <linux/fs_context.h>
 #include <linux/kobject.h>
 #include <linux/mm.h>
+#include <linux/pagemap.h>
 #include <linux/uidgid.h>
 #include <linux/xattr.h>
 
 #define HTMPFS_NAME	"hugetmpfs"
 
 /*
+ * What keeps data safe. Memory is the only copy of a file's data, so every
+ * folio in a hugetmpfs page cache is, from its insertion (alloc.c) until
+ * truncate, hole punch or eviction removes it:
+ *  - dirty: nothing may treat it as clean cache and drop it (khugepaged,
+ *    invalidation, drop_caches all skip dirty folios);
+ *  - swap-backed and on an unevictable mapping: reclaim never reaches it
+ *    (there is no ->writepage to call until hugetmpfs has swap);
+ *  - in a mapping marked AS_SWAP_BACKED: a split keeps tails past EOF and
+ *    memory failure keeps a poisoned folio (see kernel-prereq.patch).
+ * No ->read_folio exists, so core mm cannot add folios of its own. The
+ * split and punch paths check the first two with htmpfs_folio_safe().
+ */
+
+/*
  * As in tmpfs, nr_inodes limits metadata memory: each inode costs this much
  * of it and each extended attribute its estimated size.
  */
 #define HTMPFS_BOGO_INODE_SIZE	1024
+
+/* Symlink bodies longer than this cost a page of size=, as in tmpfs */
+#define HTMPFS_SHORT_SYMLINK_LEN	128
 
 /* When a file gets huge folios, as in tmpfs's huge= option */
 enum htmpfs_huge {
@@ -49,33 +69,48 @@ struct htmpfs_options {
 	bool inode64;		/* else inode numbers fit in 32 bits */
 };
 
-/* Counted per mount and in total, shown in sysfs */
+/* Events counted per mount and in total, shown in sysfs (stats.c) */
 enum htmpfs_stat {
 	HTMPFS_STAT_HUGE_ALLOC,			/* PMD-sized folios made */
 	HTMPFS_STAT_HUGE_FALLBACK_NOMEM,	/* no huge page to be had */
 	HTMPFS_STAT_HUGE_FALLBACK_POPULATED,	/* 2 MiB range partly in use */
 	HTMPFS_STAT_HUGE_FALLBACK_NOSPACE,	/* size= leaves no room */
 	HTMPFS_STAT_SPLITS,			/* huge folios split by us */
-	HTMPFS_STAT_INODES,			/* inodes in use (a level) */
-	HTMPFS_STAT_ISPACE,			/* bytes of nr_inodes in use */
-	HTMPFS_STAT_BLOCKS,			/* pages charged (a level) */
 	HTMPFS_NR_STATS
+};
+
+/* Per-CPU event counters, summed when read */
+struct htmpfs_events {
+	long n[HTMPFS_NR_STATS];
+};
+
+/* Levels kept exact per mount, for the limits (space.c) */
+enum htmpfs_level {
+	HTMPFS_LEVEL_INODES,	/* inodes in use */
+	HTMPFS_LEVEL_ISPACE,	/* bytes of nr_inodes in use */
+	HTMPFS_LEVEL_BLOCKS,	/* pages of size= in use */
+	HTMPFS_NR_LEVELS
 };
 
 /**
  * struct htmpfs_sb_info - per-mount state
  * @opts: current mount options (huge= changes on remount)
- * @stats: event counters
- * @kobj: the mount's directory in /sys/fs/hugetmpfs
- * @kobj_released: completed when sysfs has let go of @kobj
  * @sb: the superblock, for statistics that walk its inodes
  * @next_ino: the last inode number given out
+ * @limit_lock: makes a charge's check and add one step, against a remount
+ *	changing the limit
+ * @levels: what is in use, exactly
+ * @events: event counters
+ * @kobj: the mount's directory in /sys/fs/hugetmpfs
+ * @kobj_released: completed when sysfs has let go of @kobj
  */
 struct htmpfs_sb_info {
 	struct htmpfs_options opts;
 	struct super_block *sb;
 	atomic64_t next_ino;
-	atomic_long_t stats[HTMPFS_NR_STATS];
+	spinlock_t limit_lock;		/* a charge against a remount */
+	atomic_long_t levels[HTMPFS_NR_LEVELS];
+	struct htmpfs_events __percpu *events;
 	struct kobject kobj;
 	struct completion kobj_released;
 };
@@ -110,6 +145,13 @@ static inline struct htmpfs_inode_info *HTMPFS_I(struct inode *inode)
 	return container_of(inode, struct htmpfs_inode_info, vfs_inode);
 }
 
+/* The invariant above, for VM_WARN_ON_FOLIO() */
+static inline bool htmpfs_folio_safe(struct folio *folio)
+{
+	return folio_test_dirty(folio) && folio_test_swapbacked(folio) &&
+	       mapping_unevictable(folio->mapping);
+}
+
 extern const struct inode_operations htmpfs_dir_inode_ops;
 extern const struct inode_operations htmpfs_file_inode_ops;
 extern const struct inode_operations htmpfs_symlink_inode_ops;
@@ -123,6 +165,8 @@ void htmpfs_inode_cache_destroy(void);
 struct inode *htmpfs_alloc_inode(struct super_block *sb);
 void htmpfs_free_inode(struct inode *inode);
 void htmpfs_evict_inode(struct inode *inode);
+int htmpfs_reserve_inode(struct super_block *sb);
+void htmpfs_unreserve_inode(struct super_block *sb);
 struct inode *htmpfs_new_inode(struct super_block *sb, struct mnt_idmap *idmap,
 			       const struct inode *dir, umode_t mode, dev_t dev);
 int htmpfs_setattr(struct mnt_idmap *idmap, struct dentry *dentry,
@@ -146,6 +190,7 @@ int htmpfs_mmap(struct file *file, struct vm_area_struct *vma);
 bool htmpfs_huge_allowed(struct inode *inode, pgoff_t index, loff_t write_end,
 			 struct vm_area_struct *vma);
 void htmpfs_punch(struct inode *inode, loff_t start, loff_t end);
+void htmpfs_truncate(struct inode *inode, loff_t size);
 
 /* alloc.c */
 
@@ -162,26 +207,31 @@ enum htmpfs_fill {
 	HTMPFS_FILL_WRITE,
 };
 
-void htmpfs_recalc(struct inode *inode);
-void htmpfs_account(struct inode *inode, long pages, bool charge);
 struct folio *htmpfs_get_folio(struct inode *inode, pgoff_t index,
 			       loff_t write_end, struct vm_area_struct *vma,
 			       enum htmpfs_fill fill);
 
-/* stats.c */
-const char *htmpfs_huge_name(enum htmpfs_huge huge);
-void htmpfs_count_add(struct htmpfs_sb_info *sbi, enum htmpfs_stat stat,
+/* space.c */
+void htmpfs_level_add(struct htmpfs_sb_info *sbi, enum htmpfs_level level,
 		      long delta);
+long htmpfs_level_total(enum htmpfs_level level);
+bool htmpfs_space_charge(struct htmpfs_sb_info *sbi, enum htmpfs_level level,
+			 long delta);
+int htmpfs_charge_blocks(struct inode *inode, long pages);
+void htmpfs_record(struct inode *inode, long pages);
+void htmpfs_recalc(struct inode *inode);
+int htmpfs_space_set_limits(struct htmpfs_sb_info *sbi, struct fs_context *fc,
+			    long max_blocks, long max_inodes);
 
-bool htmpfs_count_within(struct htmpfs_sb_info *sbi, enum htmpfs_stat stat,
-			 long delta, long limit);
-
-static inline void htmpfs_count(struct htmpfs_sb_info *sbi,
-				enum htmpfs_stat stat)
+static inline long htmpfs_level(struct htmpfs_sb_info *sbi,
+				enum htmpfs_level level)
 {
-	htmpfs_count_add(sbi, stat, 1);
+	return atomic_long_read(&sbi->levels[level]);
 }
 
+/* stats.c */
+const char *htmpfs_huge_name(enum htmpfs_huge huge);
+void htmpfs_count(struct htmpfs_sb_info *sbi, enum htmpfs_stat stat);
 int htmpfs_sysfs_add_sb(struct super_block *sb);
 void htmpfs_sysfs_del_sb(struct htmpfs_sb_info *sbi);
 int htmpfs_sysfs_init(void);

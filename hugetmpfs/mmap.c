@@ -45,6 +45,12 @@ static vm_fault_t htmpfs_fault(struct vm_fault *vmf)
 		return VM_FAULT_SIGBUS;
 	}
 	vmf->page = folio_file_page(folio, vmf->pgoff);
+	/* A memory error: kill whoever touches it, keep the rest mappable. */
+	if (unlikely(PageHWPoison(vmf->page))) {
+		folio_unlock(folio);
+		folio_put(folio);
+		return VM_FAULT_HWPOISON;
+	}
 	return VM_FAULT_LOCKED;
 }
 

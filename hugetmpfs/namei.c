@@ -120,9 +120,19 @@ static int htmpfs_symlink(struct mnt_idmap *idmap, struct inode *dir,
 	inode = htmpfs_new_inode(dir->i_sb, idmap, dir, S_IFLNK | 0777, 0);
 	if (IS_ERR(inode))
 		return PTR_ERR(inode);
-	inode->i_link = kmemdup(symname, len, GFP_KERNEL);
-	inode->i_size = len - 1;
-	err = inode->i_link ? 0 : -ENOMEM;
+	/* A long body costs a page of size=, as tmpfs keeps it in one. */
+	err = 0;
+	if (len > HTMPFS_SHORT_SYMLINK_LEN) {
+		err = htmpfs_charge_blocks(inode, 1);
+		/* Outside the page cache: given back at eviction. */
+		if (!err)
+			htmpfs_record(inode, 1);
+	}
+	if (!err) {
+		inode->i_link = kmemdup(symname, len, GFP_KERNEL_ACCOUNT);
+		inode->i_size = len - 1;
+		err = inode->i_link ? 0 : -ENOMEM;
+	}
 	if (!err)
 		err = htmpfs_instantiate(dir, dentry, inode);
 	if (err)
@@ -136,9 +146,18 @@ static int htmpfs_link(struct dentry *old_dentry, struct inode *dir,
 	struct inode *inode = d_inode(old_dentry);
 	int err;
 
+	/* An O_TMPFILE's first link reuses the share its inode took. */
+	if (inode->i_nlink) {
+		err = htmpfs_reserve_inode(inode->i_sb);
+		if (err)
+			return err;
+	}
 	err = simple_offset_add(htmpfs_offset_ctx(dir), dentry);
-	if (err)
+	if (err) {
+		if (inode->i_nlink)
+			htmpfs_unreserve_inode(inode->i_sb);
 		return err;
+	}
 	htmpfs_dir_changed(dir, 1);
 	inode_set_ctime_current(inode);
 	inc_nlink(inode);
@@ -152,6 +171,9 @@ static int htmpfs_unlink(struct inode *dir, struct dentry *dentry)
 {
 	struct inode *inode = d_inode(dentry);
 
+	/* The last link's share goes with the inode, at eviction. */
+	if (inode->i_nlink > 1 && !S_ISDIR(inode->i_mode))
+		htmpfs_unreserve_inode(inode->i_sb);
 	simple_offset_remove(htmpfs_offset_ctx(dir), dentry);
 	htmpfs_dir_changed(dir, -1);
 	inode_set_ctime_current(inode);

@@ -14,7 +14,7 @@
 #define CREATE_TRACE_POINTS
 #include "trace.h"
 
-static atomic_long_t htmpfs_totals[HTMPFS_NR_STATS];
+static DEFINE_PER_CPU(struct htmpfs_events, htmpfs_event_totals);
 static struct kset *htmpfs_kset;
 
 static const char * const htmpfs_huge_names[] = {
@@ -36,38 +36,33 @@ const char *htmpfs_huge_name(enum htmpfs_huge huge)
 }
 
 /**
- * htmpfs_count_add - add to a mount's counter and to the module's total
+ * htmpfs_count - count an event on a mount and in the module's total
  * @sbi: the mount
- * @stat: which counter
- * @delta: how much (negative for a level that goes down)
+ * @stat: which event
  */
-void htmpfs_count_add(struct htmpfs_sb_info *sbi, enum htmpfs_stat stat,
-		      long delta)
+void htmpfs_count(struct htmpfs_sb_info *sbi, enum htmpfs_stat stat)
 {
-	atomic_long_add(delta, &sbi->stats[stat]);
-	atomic_long_add(delta, &htmpfs_totals[stat]);
+	this_cpu_inc(sbi->events->n[stat]);
+	this_cpu_inc(htmpfs_event_totals.n[stat]);
 }
 
-/**
- * htmpfs_count_within - add to a level, unless that takes it past a limit
- * @sbi: the mount
- * @stat: which level
- * @delta: how much to add
- * @limit: the most it may be, or 0 for no limit
- *
- * Return: true if added, false if the limit would be passed.
- */
-bool htmpfs_count_within(struct htmpfs_sb_info *sbi, enum htmpfs_stat stat,
-			 long delta, long limit)
+static long htmpfs_events_sum(struct htmpfs_events __percpu *events,
+			      enum htmpfs_stat stat)
 {
-	if (limit && atomic_long_add_return(delta, &sbi->stats[stat]) > limit) {
-		atomic_long_sub(delta, &sbi->stats[stat]);
-		return false;
-	}
-	if (!limit)
-		atomic_long_add(delta, &sbi->stats[stat]);
-	atomic_long_add(delta, &htmpfs_totals[stat]);
-	return true;
+	long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(events, cpu)->n[stat];
+	return sum;
+}
+
+/* The mount a statistics directory is for, or NULL for the totals */
+static struct htmpfs_sb_info *htmpfs_kobj_sbi(struct kobject *kobj)
+{
+	if (kobj == &htmpfs_kset->kobj)
+		return NULL;
+	return container_of(kobj, struct htmpfs_sb_info, kobj);
 }
 
 /* What a walk over a mount's page cache finds (see htmpfs_usage_show()) */
@@ -153,11 +148,11 @@ static ssize_t htmpfs_stat_show(struct kobject *kobj,
 {
 	struct htmpfs_stat_attr *a = container_of(attr, struct htmpfs_stat_attr,
 						  attr);
-	atomic_long_t *stats = htmpfs_totals;
+	struct htmpfs_sb_info *sbi = htmpfs_kobj_sbi(kobj);
 
-	if (kobj != &htmpfs_kset->kobj)
-		stats = container_of(kobj, struct htmpfs_sb_info, kobj)->stats;
-	return sysfs_emit(buf, "%ld\n", atomic_long_read(&stats[a->stat]));
+	return sysfs_emit(buf, "%ld\n",
+			  htmpfs_events_sum(sbi ? sbi->events :
+					    &htmpfs_event_totals, a->stat));
 }
 
 #define HTMPFS_STAT_ATTR(_name, _stat)					\
@@ -171,17 +166,29 @@ HTMPFS_STAT_ATTR(huge_fallback_nomem, HTMPFS_STAT_HUGE_FALLBACK_NOMEM);
 HTMPFS_STAT_ATTR(huge_fallback_populated, HTMPFS_STAT_HUGE_FALLBACK_POPULATED);
 HTMPFS_STAT_ATTR(huge_fallback_nospace, HTMPFS_STAT_HUGE_FALLBACK_NOSPACE);
 HTMPFS_STAT_ATTR(splits, HTMPFS_STAT_SPLITS);
-HTMPFS_STAT_ATTR(inodes, HTMPFS_STAT_INODES);
+
+/* A level of one mount, or the module's total */
+static long htmpfs_level_show(struct kobject *kobj, enum htmpfs_level level)
+{
+	struct htmpfs_sb_info *sbi = htmpfs_kobj_sbi(kobj);
+
+	return sbi ? htmpfs_level(sbi, level) : htmpfs_level_total(level);
+}
+
+static ssize_t inodes_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%ld\n",
+			  htmpfs_level_show(kobj, HTMPFS_LEVEL_INODES));
+}
+
+static struct kobj_attribute htmpfs_attr_inodes = __ATTR_RO(inodes);
 
 static ssize_t used_bytes_show(struct kobject *kobj,
 			       struct kobj_attribute *attr, char *buf)
 {
-	atomic_long_t *stats = htmpfs_totals;
-
-	if (kobj != &htmpfs_kset->kobj)
-		stats = container_of(kobj, struct htmpfs_sb_info, kobj)->stats;
 	return sysfs_emit(buf, "%ld\n",
-			  atomic_long_read(&stats[HTMPFS_STAT_BLOCKS]) <<
+			  htmpfs_level_show(kobj, HTMPFS_LEVEL_BLOCKS) <<
 			  PAGE_SHIFT);
 }
 
@@ -227,7 +234,7 @@ static struct attribute *htmpfs_counter_attrs[] = {
 	&htmpfs_attr_huge_fallback_populated.attr.attr,
 	&htmpfs_attr_huge_fallback_nospace.attr.attr,
 	&htmpfs_attr_splits.attr.attr,
-	&htmpfs_attr_inodes.attr.attr,
+	&htmpfs_attr_inodes.attr,
 	&htmpfs_attr_used_bytes.attr,
 	NULL
 };

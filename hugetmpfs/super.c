@@ -183,14 +183,14 @@ static int htmpfs_statfs(struct dentry *dentry, struct kstatfs *buf)
 	if (max) {
 		buf->f_blocks = max;
 		buf->f_bfree = max_t(long, 0, max -
-			atomic_long_read(&sbi->stats[HTMPFS_STAT_BLOCKS]));
+			htmpfs_level(sbi, HTMPFS_LEVEL_BLOCKS));
 		buf->f_bavail = buf->f_bfree;
 	}
 	max = READ_ONCE(sbi->opts.max_inodes);
 	if (max) {
 		buf->f_files = max;
 		/* Extended attributes use up inodes too, as on tmpfs. */
-		used = DIV_ROUND_UP(atomic_long_read(&sbi->stats[HTMPFS_STAT_ISPACE]),
+		used = DIV_ROUND_UP(htmpfs_level(sbi, HTMPFS_LEVEL_ISPACE),
 				    HTMPFS_BOGO_INODE_SIZE);
 		buf->f_ffree = max_t(long, 0, max - used);
 	}
@@ -239,7 +239,12 @@ static int htmpfs_fill_super(struct super_block *sb, struct fs_context *fc)
 		return -ENOMEM;
 	sbi->opts = ctx->opts;
 	sbi->sb = sb;
+	spin_lock_init(&sbi->limit_lock);
 	sb->s_fs_info = sbi;
+	/* kill_sb frees it, whatever fails below. */
+	sbi->events = alloc_percpu(struct htmpfs_events);
+	if (!sbi->events)
+		return -ENOMEM;
 
 	sb->s_maxbytes = MAX_LFS_FILESIZE;
 	sb->s_blocksize = PAGE_SIZE;
@@ -271,27 +276,21 @@ static int htmpfs_reconfigure(struct fs_context *fc)
 {
 	struct htmpfs_fs_context *ctx = fc->fs_private;
 	struct htmpfs_sb_info *sbi = HTMPFS_SB(fc->root->d_sb);
-	long used;
+	int err;
 
-	/* Like tmpfs: mode, uid and gid only apply when the root is made. */
-	used = DIV_ROUND_UP(atomic_long_read(&sbi->stats[HTMPFS_STAT_ISPACE]),
-			    HTMPFS_BOGO_INODE_SIZE);
-	if ((ctx->seen & HTMPFS_SEEN_INODES) && ctx->opts.max_inodes &&
-	    ctx->opts.max_inodes < used)
-		return invalfc(fc, "nr_inodes=%ld is below the %ld in use",
-			       ctx->opts.max_inodes, used);
-	used = atomic_long_read(&sbi->stats[HTMPFS_STAT_BLOCKS]);
-	if ((ctx->seen & HTMPFS_SEEN_BLOCKS) && ctx->opts.max_blocks &&
-	    ctx->opts.max_blocks < used)
-		return invalfc(fc, "size is below the %ld pages in use", used);
 	if ((ctx->seen & HTMPFS_SEEN_INUMS) && !ctx->opts.inode64 &&
 	    atomic64_read(&sbi->next_ino) > U32_MAX)
 		return invalfc(fc, "inode32: inode numbers past 2^32 in use");
 
-	if (ctx->seen & HTMPFS_SEEN_INODES)
-		WRITE_ONCE(sbi->opts.max_inodes, ctx->opts.max_inodes);
-	if (ctx->seen & HTMPFS_SEEN_BLOCKS)
-		WRITE_ONCE(sbi->opts.max_blocks, ctx->opts.max_blocks);
+	/* Checked against what is in use and set in one step. */
+	err = htmpfs_space_set_limits(sbi, fc,
+				      ctx->seen & HTMPFS_SEEN_BLOCKS ?
+				      ctx->opts.max_blocks : -1,
+				      ctx->seen & HTMPFS_SEEN_INODES ?
+				      ctx->opts.max_inodes : -1);
+	if (err)
+		return err;
+	/* Like tmpfs: mode, uid and gid only apply when the root is made. */
 	if (ctx->seen & HTMPFS_SEEN_INUMS)
 		WRITE_ONCE(sbi->opts.inode64, ctx->opts.inode64);
 	if (ctx->seen & HTMPFS_SEEN_HUGE)
@@ -339,6 +338,8 @@ static void htmpfs_kill_sb(struct super_block *sb)
 		htmpfs_sysfs_del_sb(sbi);
 	/* Drops the dentries that kept the tree alive, then the inodes. */
 	kill_litter_super(sb);
+	if (sbi)
+		free_percpu(sbi->events);
 	kfree(sbi);
 }
 

@@ -46,21 +46,19 @@ static int htmpfs_xattr_set(const struct xattr_handler *handler,
 	name = xattr_full_name(handler, name);
 	if (value) {
 		space = htmpfs_xattr_space(name, size);
-		if (!htmpfs_count_within(sbi, HTMPFS_STAT_ISPACE, space,
-					 READ_ONCE(sbi->opts.max_inodes) *
-					 HTMPFS_BOGO_INODE_SIZE))
+		if (!htmpfs_space_charge(sbi, HTMPFS_LEVEL_ISPACE, space))
 			return -ENOSPC;
 	}
 	old = simple_xattr_set(&info->xattrs, name, value, size, flags);
 	if (IS_ERR(old)) {
-		htmpfs_count_add(sbi, HTMPFS_STAT_ISPACE, -space);
+		htmpfs_level_add(sbi, HTMPFS_LEVEL_ISPACE, -space);
 		return PTR_ERR(old);
 	}
 	/* i_rwsem is held: nobody else changes this inode's attributes. */
 	if (old) {
 		long old_space = htmpfs_xattr_space(old->name, old->size);
 
-		htmpfs_count_add(sbi, HTMPFS_STAT_ISPACE, -old_space);
+		htmpfs_level_add(sbi, HTMPFS_LEVEL_ISPACE, -old_space);
 		space -= old_space;
 	}
 	info->xattr_space += space;
@@ -86,9 +84,7 @@ static int htmpfs_initxattrs(struct inode *inode,
 		if (!name)
 			return -ENOMEM;
 		space = htmpfs_xattr_space(name, x->value_len);
-		if (!htmpfs_count_within(sbi, HTMPFS_STAT_ISPACE, space,
-					 READ_ONCE(sbi->opts.max_inodes) *
-					 HTMPFS_BOGO_INODE_SIZE)) {
+		if (!htmpfs_space_charge(sbi, HTMPFS_LEVEL_ISPACE, space)) {
 			kfree(name);
 			return -ENOSPC;
 		}
@@ -96,7 +92,7 @@ static int htmpfs_initxattrs(struct inode *inode,
 				       x->value_len, XATTR_CREATE);
 		kfree(name);
 		if (IS_ERR(old)) {
-			htmpfs_count_add(sbi, HTMPFS_STAT_ISPACE, -space);
+			htmpfs_level_add(sbi, HTMPFS_LEVEL_ISPACE, -space);
 			return PTR_ERR(old);
 		}
 		info->xattr_space += space;

@@ -2,20 +2,31 @@
 /*
  * fsx: a randomized file consistency tester. Random writes, reads, shared
  * mmap reads and writes, truncates up and down, fallocate modes and
- * copy_file_range on a few files, every result checked against an in-memory
- * model. Offsets cluster around 2 MiB multiples, where huge folios begin and
- * end. Seeded and reproducible: on a mismatch it prints the seed and the last
- * operations, and exits 1.
+ * copy_file_range and MADV_COLLAPSE on a few files, every result checked
+ * against an in-memory model. Offsets cluster around 2 MiB multiples, where
+ * huge folios begin and end. Seeded and reproducible: on a mismatch it
+ * prints the seed and the last operations, and exits 1. With -p, a second
+ * process keeps memory under pressure meanwhile (anonymous memory touched
+ * and freed, compaction, dropped caches); it changes timing, not the
+ * sequence of operations.
  *
- * usage: fsx [-s seed] [-n ops] [-m max_size_mb] [-f files] [dir]
+ * usage: fsx [-s seed] [-n ops] [-m max_size_mb] [-f files] [-p pressure_mb]
+ *            [dir]
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tap.h"
+
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
 
 #define MB (1024L * 1024)
 #define HUGE (2 * MB)
@@ -36,6 +47,7 @@ static unsigned char *buf;
 static char oplog[LOG_SIZE][128];
 static long opno;
 static int can_punch = 1, can_zero = 1, can_alloc = 1;
+static pid_t child;	/* the -p pressure process */
 
 static unsigned long long rnd(void)
 {
@@ -102,6 +114,8 @@ static void fail(const char *what, int f, long off, int got, int want)
 	fprintf(stderr, "last operations (oldest first):\n");
 	for (long i = opno > LOG_SIZE ? opno - LOG_SIZE : 0; i < opno; i++)
 		fprintf(stderr, "  %6ld %s\n", i, oplog[i % LOG_SIZE]);
+	if (child)
+		kill(child, SIGKILL);
 	exit(1);
 }
 
@@ -288,6 +302,55 @@ static void op_copy(int f)
 		dst->size = out;
 }
 
+/* A collapse attempt over part of the file: data must not change. */
+static void op_collapse(int f)
+{
+	struct file_model *m = &files[f];
+	long off, len;
+	void *p;
+	int r;
+
+	if (m->size < HUGE)
+		return;
+	off = rnd_below(m->size / HUGE) * HUGE;
+	len = (1 + rnd_below(2)) * HUGE;
+	if (off + len > m->size)
+		len = HUGE;
+	logop("collapse off %ld len %ld file %ld", off, len, f);
+	p = mmap(NULL, m->size, PROT_READ, MAP_SHARED, m->fd, 0);
+	if (p == MAP_FAILED)
+		fail("mmap for collapse", f, off, errno, 0);
+	r = madvise((char *)p + off, len, MADV_COLLAPSE);
+	/* Refused or failed is fine (hugetmpfs refuses); nothing else. */
+	if (r && errno != EINVAL && errno != EAGAIN && errno != ENOMEM)
+		fail("madvise(MADV_COLLAPSE)", f, off, errno, 0);
+	compare("read after collapse", f, off, (unsigned char *)p + off, len);
+	munmap(p, m->size);
+}
+
+/* The second process of -p: memory pressure until killed. */
+static void pressure(long mb)
+{
+	for (unsigned long round = 0;; round++) {
+		char *p = mmap(NULL, mb * MB, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		int fd;
+
+		if (p != MAP_FAILED) {
+			for (long i = 0; i < mb * MB; i += 4096)
+				p[i] = i;
+			munmap(p, mb * MB);
+		}
+		fd = open(round & 1 ? "/proc/sys/vm/compact_memory" :
+				      "/proc/sys/vm/drop_caches", O_WRONLY);
+		if (fd >= 0) {
+			if (write(fd, round & 1 ? "1" : "3", 1) < 0)
+				perror("pressure");
+			close(fd);
+		}
+	}
+}
+
 static void verify_all(void)
 {
 	for (int f = 0; f < nfiles; f++) {
@@ -312,10 +375,10 @@ static void verify_all(void)
 int main(int argc, char **argv)
 {
 	unsigned long long seed = 1;
-	long nops = 2000;
+	long nops = 2000, pressure_mb = 0;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "s:n:m:f:")) != -1) {
+	while ((opt = getopt(argc, argv, "s:n:m:f:p:")) != -1) {
 		switch (opt) {
 		case 's':
 			seed = strtoull(optarg, NULL, 0);
@@ -329,8 +392,11 @@ int main(int argc, char **argv)
 		case 'f':
 			nfiles = atoi(optarg);
 			break;
+		case 'p':
+			pressure_mb = atol(optarg);
+			break;
 		default:
-			fprintf(stderr, "usage: fsx [-s seed] [-n ops] [-m max_mb] [-f files] [dir]\n");
+			fprintf(stderr, "usage: fsx [-s seed] [-n ops] [-m max_mb] [-f files] [-p pressure_mb] [dir]\n");
 			return 2;
 		}
 	}
@@ -339,8 +405,17 @@ int main(int argc, char **argv)
 	if (optind < argc && chdir(argv[optind]))
 		return 2;
 	rng = seed * 0x9E3779B97F4A7C15ULL + 1;
-	printf("fsx: seed %llu, %ld ops, %ld MiB, %d files\n", seed, nops,
-	       max_size / MB, nfiles);
+	printf("fsx: seed %llu, %ld ops, %ld MiB, %d files, pressure %ld MiB\n",
+	       seed, nops, max_size / MB, nfiles, pressure_mb);
+	fflush(stdout);
+	if (pressure_mb) {
+		child = MUST(fork());
+		if (!child) {
+			/* Gone with us, however we end. */
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			pressure(pressure_mb);
+		}
+	}
 
 	buf = malloc(4 * MB + 3 * HUGE);
 	for (int f = 0; f < nfiles; f++) {
@@ -371,7 +446,10 @@ int main(int argc, char **argv)
 			op_truncate(f);
 			break;
 		case 8:
-			op_fallocate(f);
+			if (rnd() % 8)
+				op_fallocate(f);
+			else
+				op_collapse(f);
 			break;
 		default:
 			op_copy(f);
@@ -381,6 +459,10 @@ int main(int argc, char **argv)
 			verify_all();
 	}
 	verify_all();
+	if (child) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
 	for (int f = 0; f < nfiles; f++) {
 		char name[32];
 

@@ -229,6 +229,135 @@ static void percent_matches(void)
 	}
 }
 
+/*
+ * Hard links count against nr_inodes= as tmpfs counts them (each after a
+ * file's first), and long symlink bodies against size=; both come back.
+ */
+static void links_and_symlinks(const char *dir)
+{
+	char name[64], body[200];
+	int n, fd;
+
+	MUST(mount("none", dir, fs, 0, "nr_inodes=20,size=64k"));
+	MUST(chdir(dir));
+	fd = MUST(open("f", O_RDWR | O_CREAT, 0644));
+	close(fd);
+	for (n = 0; n < 100; n++) {
+		snprintf(name, sizeof(name), "l%d", n);
+		if (link("f", name))
+			break;
+	}
+	/* 20 inodes: the root and "f" leave 18. */
+	CHECK(n == 18 && errno == ENOSPC, "%s: %d links, then %s", fs, n,
+	      strerror(errno));
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "l%d", i);
+		MUST(unlink(name));
+	}
+	for (n = 0; n < 100; n++) {
+		snprintf(name, sizeof(name), "n%d", n);
+		fd = open(name, O_RDWR | O_CREAT, 0644);
+		if (fd < 0)
+			break;
+		close(fd);
+	}
+	CHECK(n == 18, "%s: %d new files after removing the links", fs, n);
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "n%d", i);
+		MUST(unlink(name));
+	}
+
+	/* A body over 128 bytes takes a page: 16 of them fill 64k. */
+	memset(body, 'b', sizeof(body) - 1);
+	body[sizeof(body) - 1] = 0;
+	for (n = 0; n < 17; n++) {
+		snprintf(name, sizeof(name), "s%d", n);
+		if (symlink(body, name))
+			break;
+	}
+	CHECK(n == 16 && errno == ENOSPC, "%s: %d long symlinks, then %s", fs,
+	      n, strerror(errno));
+	CHECK(symlink("short", "short") == 0, "%s: short symlink: %s", fs,
+	      strerror(errno));
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "s%d", i);
+		MUST(unlink(name));
+	}
+	CHECK(pwrite(fd = MUST(open("f", O_RDWR)), body, 1, 60 * 1024) == 1,
+	      "%s: the symlinks' space came back: %s", fs, strerror(errno));
+	close(fd);
+	MUST(unlink("f"));
+	MUST(unlink("short"));
+	MUST(chdir("/"));
+	MUST(umount(dir));
+}
+
+static long cg_current(const char *cg)
+{
+	char path[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/memory.current", cg);
+	f = fopen(path, "r");
+	if (!f || fscanf(f, "%ld", &v) != 1)
+		fprintf(stderr, "cannot read %s\n", path);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static void cg_join(const char *cg)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	f = fopen(path, "w");
+	CHECK(f && fprintf(f, "%d\n", getpid()) > 0 && !fclose(f),
+	      "join %s", cg);
+}
+
+/* Symlink bodies are charged to the creator's memory cgroup. */
+static void symlink_memcg(const char *dir)
+{
+	const char *cg = "/sys/fs/cgroup/t-limits";
+	FILE *ctl = fopen("/sys/fs/cgroup/cgroup.subtree_control", "w");
+	char name[64], body[4000];
+	long before;
+	int n = 256;
+
+	if (ctl) {
+		fputs("+memory", ctl);
+		fclose(ctl);
+	}
+	MUST(mount("none", dir, fs, 0, "size=64m"));
+	MUST(chdir(dir));
+	memset(body, 'm', sizeof(body) - 1);
+	body[sizeof(body) - 1] = 0;
+	MUST(mkdir(cg, 0755));
+	cg_join(cg);
+	before = cg_current(cg);
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "m%d", i);
+		MUST(symlink(body, name));
+	}
+	/* 4 KiB a body; inodes and dentries come on top. */
+	CHECK(cg_current(cg) - before >= n * 4096L,
+	      "%s: %d symlinks of 4000 bytes charged %ld bytes", fs, n,
+	      cg_current(cg) - before);
+	printf("%s: %d symlinks of 4000 bytes charged %ld bytes\n", fs, n,
+	       cg_current(cg) - before);
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "m%d", i);
+		MUST(unlink(name));
+	}
+	cg_join("/sys/fs/cgroup");
+	MUST(chdir("/"));
+	MUST(umount(dir));
+	rmdir(cg);
+}
+
 int main(void)
 {
 	static const char * const types[] = { "hugetmpfs", "tmpfs" };
@@ -244,6 +373,8 @@ int main(void)
 		one_fs();
 		MUST(chdir("/"));
 		MUST(umount(dir));
+		links_and_symlinks(dir);
+		symlink_memcg(dir);
 	}
 	percent_matches();
 	return tap_done("t-limits");

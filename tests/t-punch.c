@@ -189,18 +189,57 @@ static void one_fs(void)
 	      "%s: used_bytes %ld at the end", fs, stat_read("used_bytes"));
 }
 
+/*
+ * Punching to the largest offset (offset + len == LLONG_MAX, which the VFS
+ * allows) is still a punch, not a truncate: a MAP_PRIVATE mapping's own
+ * copy of a page is not file data and must survive it.
+ */
+static void punch_to_max(void)
+{
+	unsigned char *priv, *shared;
+	int fd;
+
+	fd = MUST(open("m", O_RDWR | O_CREAT | O_TRUNC, 0644));
+	CHECK(write(fd, model, 4 * MB) == 4 * MB, "%s: write", fs);
+	priv = mmap(NULL, 4 * MB, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	shared = mmap(NULL, 4 * MB, PROT_READ, MAP_SHARED, fd, 0);
+	CHECK(priv != MAP_FAILED && shared != MAP_FAILED, "%s: mmap", fs);
+	if (priv == MAP_FAILED || shared == MAP_FAILED)
+		return;
+	priv[3 * MB] = 0x77;	/* a private copy of that page */
+	(void)*(volatile unsigned char *)(priv + 2 * MB + 8 * KB);
+	MUST(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 2 * MB,
+		       INT64_MAX - 2 * MB));
+	CHECK(priv[3 * MB] == 0x77, "%s: private byte %#x after punch to max",
+	      fs, priv[3 * MB]);
+	CHECK(priv[3 * MB + 1] == model[3 * MB + 1],
+	      "%s: private page changed after punch to max", fs);
+	CHECK(priv[2 * MB + 8 * KB] == 0 && shared[3 * MB] == 0,
+	      "%s: shared pages not punched", fs);
+	CHECK(priv[2 * MB - 1] == model[2 * MB - 1] &&
+	      shared[2 * MB - 1] == model[2 * MB - 1],
+	      "%s: data before the punch changed", fs);
+	CHECK(lseek(fd, 0, SEEK_END) == 4 * MB, "%s: size changed", fs);
+	munmap(priv, 4 * MB);
+	munmap(shared, 4 * MB);
+	close(fd);
+	MUST(unlink("m"));
+}
+
 int main(void)
 {
 	model = malloc(SIZE);
 	fs = "hugetmpfs";
 	MUST(mount("none", ".", NULL, MS_REMOUNT, "huge=always"));
 	one_fs();
+	punch_to_max();
 
 	fs = "tmpfs";
 	mkdir("/mnt/t-punch-tmpfs", 0755);
 	MUST(mount("none", "/mnt/t-punch-tmpfs", "tmpfs", 0, "huge=always"));
 	MUST(chdir("/mnt/t-punch-tmpfs"));
 	one_fs();
+	punch_to_max();
 	MUST(chdir("/"));
 	MUST(umount("/mnt/t-punch-tmpfs"));
 	return tap_done("t-punch");
