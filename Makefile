@@ -23,7 +23,7 @@ BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 
 .PHONY: all deps kernel rootfs module tests run check checkpatch sparse \
 	clean distclean bench-deps bench-kernel bench-module bench-bins bench \
-	fstests-build fstests
+	fstests-build fstests soak
 
 all: module rootfs tests bench-bins fstests-build
 
@@ -103,6 +103,13 @@ check: all
 		--rootfs "$(ROOTFS)" \
 		--module $(MODULE) --tests $(BUILD)/tests --bench $(BUILD)/bench \
 		$(if $(wildcard $(FSTESTS_TGZ)),--fstests "$(FSTESTS_TGZ)")
+
+# make soak [SOAK_OPS=N] [SOAK_SEED=N] [SOAK_MINUTES=N]: hours, not minutes.
+soak: module rootfs tests
+	@HUGETMPFS_TIMEOUT=$${HUGETMPFS_TIMEOUT:-86400} \
+	scripts/check.sh --kernel "$(KDIR)/arch/x86/boot/bzImage" \
+		--rootfs "$(ROOTFS)" \
+		--module $(MODULE) --tests $(BUILD)/tests --suite soak
 
 checkpatch: kernel
 	@perl "$(KDIR)/scripts/checkpatch.pl" --strict --no-tree -q \

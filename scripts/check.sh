@@ -5,9 +5,12 @@
 # kmemleak reports. Ends with "N passed, N failed"; exits 1 if anything failed.
 #
 # usage: check.sh --kernel F --rootfs F --module F --tests DIR [--bench DIR]
-#                 [--fstests TARBALL]
+#                 [--fstests TARBALL] [--suite t|soak]
 #   --bench DIR         the benchmark programs, run at toy size by t-bench.sh
 #   --fstests TARBALL   the fstests build, for t-fstests.sh's short subset
+#   --suite soak        the long soak (tests/soak-*, make soak) instead of
+#                       the tests (tests/t-*); SOAK_OPS, SOAK_SEED and
+#                       SOAK_MINUTES pass through to it
 #   T='glob'            run only tests whose names match (e.g. T='t-io*')
 #   HUGETMPFS_TIMEOUT   whole-guest timeout in seconds (default 2400)
 #   HUGETMPFS_TIMEOUT_SCALE  multiplies every test's timeout and the guest's
@@ -15,7 +18,7 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-kernel="" rootfs="" module="" tests="" bench="" fstests=""
+kernel="" rootfs="" module="" tests="" bench="" fstests="" suite=t
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2 ;;
@@ -24,6 +27,7 @@ while [ $# -gt 0 ]; do
 	--tests) tests=$2 ;;
 	--bench) bench=$2 ;;
 	--fstests) fstests=$2 ;;
+	--suite) suite=$2 ;;
 	*) echo "check: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift 2
@@ -53,6 +57,17 @@ if [ -n "$fstests" ]; then
 	adds+=(--add "$out/stage/fstests")
 fi
 
+case $suite in
+t|soak) ;;
+*) echo "check: unknown suite '$suite'" >&2; exit 2 ;;
+esac
+# Only digits reach the guest's command line.
+for v in SOAK_OPS SOAK_SEED SOAK_MINUTES; do
+	case ${!v:-} in
+	*[!0-9]*) echo "check: $v must be a number" >&2; exit 2 ;;
+	esac
+done
+
 scale=${HUGETMPFS_TIMEOUT_SCALE:-1}
 case $scale in
 ''|*[!0-9]*|0) echo "check: HUGETMPFS_TIMEOUT_SCALE must be a positive integer" >&2; exit 2 ;;
@@ -62,7 +77,9 @@ rc=0
 "$here/qemu-run.sh" --kernel "$kernel" --rootfs "$rootfs" --module "$module" \
 	"${adds[@]}" --out "$out/result" --log "$log" \
 	--timeout "$(( ${HUGETMPFS_TIMEOUT:-2400} * scale ))" \
-	--cmd "T='${T:-*}' TIMEOUT_SCALE=$scale /payload/tests/run-tests" || rc=$?
+	--cmd "T='${T:-*}' SUITE=$suite TIMEOUT_SCALE=$scale \
+SOAK_OPS=${SOAK_OPS:-} SOAK_SEED=${SOAK_SEED:-} SOAK_MINUTES=${SOAK_MINUTES:-} \
+/payload/tests/run-tests" || rc=$?
 
 passed=0 failed=0
 if [ -f "$out/result/results.tap" ]; then
