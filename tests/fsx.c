@@ -8,10 +8,12 @@
  * prints the seed and the last operations, and exits 1. With -p, a second
  * process keeps memory under pressure meanwhile (anonymous memory touched
  * and freed, compaction, dropped caches); it changes timing, not the
- * sequence of operations.
+ * sequence of operations. With -l, all but one operation in 16 move at
+ * most that many KiB, so that long runs spend their time on operations
+ * rather than on copying megabytes.
  *
  * usage: fsx [-s seed] [-n ops] [-m max_size_mb] [-f files] [-p pressure_mb]
- *            [dir]
+ *            [-l max_len_kb] [dir]
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -42,6 +44,7 @@ struct file_model {
 static struct file_model files[MAX_FILES];
 static int nfiles = 2;
 static long max_size = 24 * MB;
+static long max_len;		/* -l: most lengths at most this; 0: any */
 static unsigned long long rng;
 static unsigned char *buf;
 static char oplog[LOG_SIZE][128];
@@ -81,16 +84,25 @@ static long rnd_offset(long limit)
 /* A length: mostly small, sometimes up to a few huge pages */
 static long rnd_len(void)
 {
+	long len;
+
 	switch (rnd() % 4) {
 	case 0:
-		return 1 + rnd_below(64);
+		len = 1 + rnd_below(64);
+		break;
 	case 1:
-		return 1 + rnd_below(16384);
+		len = 1 + rnd_below(16384);
+		break;
 	case 2:
-		return 1 + rnd_below(HUGE);
+		len = 1 + rnd_below(HUGE);
+		break;
 	default:
-		return 1 + rnd_below(3 * HUGE);
+		len = 1 + rnd_below(3 * HUGE);
+		break;
 	}
+	if (max_len && len > max_len && rnd() % 16)
+		len = 1 + rnd_below(max_len);
+	return len;
 }
 
 /* A length from rnd_len() that does not run past @limit from @off */
@@ -378,7 +390,7 @@ int main(int argc, char **argv)
 	long nops = 2000, pressure_mb = 0;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "s:n:m:f:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "s:n:m:f:p:l:")) != -1) {
 		switch (opt) {
 		case 's':
 			seed = strtoull(optarg, NULL, 0);
@@ -395,8 +407,11 @@ int main(int argc, char **argv)
 		case 'p':
 			pressure_mb = atol(optarg);
 			break;
+		case 'l':
+			max_len = atol(optarg) * 1024;
+			break;
 		default:
-			fprintf(stderr, "usage: fsx [-s seed] [-n ops] [-m max_mb] [-f files] [-p pressure_mb] [dir]\n");
+			fprintf(stderr, "usage: fsx [-s seed] [-n ops] [-m max_mb] [-f files] [-p pressure_mb] [-l max_len_kb] [dir]\n");
 			return 2;
 		}
 	}
@@ -405,8 +420,10 @@ int main(int argc, char **argv)
 	if (optind < argc && chdir(argv[optind]))
 		return 2;
 	rng = seed * 0x9E3779B97F4A7C15ULL + 1;
-	printf("fsx: seed %llu, %ld ops, %ld MiB, %d files, pressure %ld MiB\n",
-	       seed, nops, max_size / MB, nfiles, pressure_mb);
+	printf("fsx: seed %llu, %ld ops, %ld MiB, %d files, pressure %ld MiB, lengths %s%ld KiB\n",
+	       seed, nops, max_size / MB, nfiles, pressure_mb,
+	       max_len ? "mostly to " : "to ",
+	       (max_len ? max_len : 3 * HUGE) / 1024);
 	fflush(stdout);
 	if (pressure_mb) {
 		child = MUST(fork());

@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make soak: the randomized tester at length. SOAK_OPS operations (default
-# 100,000) on 3 files of up to 32 MiB under each huge= policy, while a second
-# process keeps memory under pressure; then the same on tmpfs (huge=always
-# and huge=within_size), the reference. Every run prints its seed; any
-# failure is reproduced by `fsx -s SEED -n OPS -m 32 -f 3` on a mount of the
-# same policy (pressure changes timing, not the operations).
+# 100,000) on 3 files of up to 32 MiB under each huge= policy, all but one
+# in 16 moving at most 256 KiB, while a second process keeps memory under
+# pressure; then the same on tmpfs (huge=always and huge=within_size), the
+# reference. Every run prints its seed; any failure is reproduced by
+# `fsx -s SEED -n OPS -m 32 -f 3 -l 256` on a mount of the same policy
+# (pressure changes timing, not the operations).
 # timeout: 36000
 set -u
 cd "$HT_MNT" || exit 2
@@ -16,7 +17,7 @@ fails=0
 run() {
 	local what=$1 dir=$2 start=$SECONDS
 	echo "== $what: seed $seed, $ops operations"
-	if fsx -s "$seed" -n "$ops" -m 32 -f 3 -p 256 "$dir"; then
+	if fsx -s "$seed" -n "$ops" -m 32 -f 3 -l 256 -p 256 "$dir"; then
 		echo "== $what: seed $seed: $ops operations in $((SECONDS - start)) s, consistent"
 	else
 		echo "== $what: seed $seed: FAILED after $((SECONDS - start)) s"

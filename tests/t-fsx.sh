@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # The randomized consistency tester (fsx) on every huge= policy, then the
 # same run on in-kernel tmpfs in the same boot, so that a divergence shows up
-# as a failure there or here. FSX_SEED and FSX_OPS override the defaults.
+# as a failure there or here. FSX_SEED and FSX_OPS override the defaults;
+# make soak runs the long version (tests/soak-fsx.sh).
 # timeout: 1500
 set -u
 cd "$HT_MNT" || exit 2
-ops=${FSX_OPS:-1500}
+ops=${FSX_OPS:-500}
 seed=${FSX_SEED:-1}
 fails=0
 

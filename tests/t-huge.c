@@ -364,13 +364,12 @@ int main(void)
 	mount_sysdir(".", sysdir, sizeof(sysdir));
 	CHECK(stat_read("huge_alloc") == 0, "a new mount has no huge folios");
 
-	/* A 1 GiB file, PMD-mapped all through, with both huge defaults. */
-	one_case("always", 0, 0, 1, 1024 * MB);
-	one_case("within_size", 1, 0, 1, 1024 * MB);
-
+	/* PMD-mapped all through, with both huge defaults, both ways. */
+	one_case("always", 0, 0, 1, SIZE);
+	one_case("within_size", 1, 0, 1, SIZE);
 	one_case("always", 1, 0, 1, SIZE);
 	one_case("within_size", 0, 0, 1, SIZE);
-	one_case("never", 1, 0, 0, 1024 * MB);
+	one_case("never", 1, 0, 0, SIZE);
 	one_case("never", 0, MADV_HUGEPAGE, 0, SIZE);
 	one_case("advise", 0, 0, 0, SIZE);
 	one_case("advise", 0, MADV_HUGEPAGE, 1, SIZE);

@@ -57,14 +57,15 @@ echo $((2 << 30)) >"$vm/dirty_bytes"
 echo 360000 >"$vm/dirty_expire_centisecs"
 echo 0 >"$vm/dirty_writeback_centisecs"
 
-# 128 MiB of dirty ext4 data: more than the 32 rounds below could sink.
-baseline=$((128 * 256))
-dd if=/dev/zero of=/var/tmp/split-dirty bs=1M count=128 status=none || exit 2
+# 64 MiB of dirty ext4 data: more than the 12 rounds below could sink
+# (2 folios of 511 tails each per round).
+baseline=$((64 * 256))
+dd if=/dev/zero of=/var/tmp/split-dirty bs=1M count=64 status=none || exit 2
 echo "dirty baseline: $(( $(vmstat nr_dirty) + $(vmstat nr_writeback) )) pages of $baseline written"
 before=$(pending)
 written=$(vmstat nr_written)
 
-rounds=32
+rounds=12
 made=$(cat "$sysdir/huge_alloc")
 for i in $(seq $rounds); do
 	head -c 4M /dev/zero | tr '\0' 'x' >f || exit 2
