@@ -260,8 +260,19 @@ static ssize_t htmpfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
 
 static ssize_t htmpfs_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
+	struct inode *inode = file_inode(iocb->ki_filp);
+	ssize_t ret;
+
 	iocb->ki_flags &= ~IOCB_DIRECT;
-	return generic_file_write_iter(iocb, from);
+	inode_lock(inode);
+	/* chattr +i stops descriptors opened before it too, as on ext4. */
+	ret = IS_IMMUTABLE(inode) ? -EPERM : generic_write_checks(iocb, from);
+	if (ret > 0)
+		ret = __generic_file_write_iter(iocb, from);
+	inode_unlock(inode);
+	if (ret > 0)
+		ret = generic_write_sync(iocb, ret);
+	return ret;
 }
 
 /*
@@ -304,4 +315,6 @@ const struct inode_operations htmpfs_file_inode_ops = {
 	.getattr	= htmpfs_getattr,
 	.listxattr	= htmpfs_listxattr,
 	.set_acl	= simple_set_acl,
+	.fileattr_get	= htmpfs_fileattr_get,
+	.fileattr_set	= htmpfs_fileattr_set,
 };

@@ -6,6 +6,7 @@
 #include <linux/huge_mm.h>
 #include <linux/pagemap.h>
 #include <linux/posix_acl.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 
 #include "internal.h"
@@ -44,6 +45,7 @@ struct inode *htmpfs_alloc_inode(struct super_block *sb)
 	spin_lock_init(&info->lock);
 	info->alloced = 0;
 	info->xattr_space = 0;
+	info->fsflags = 0;
 	simple_xattrs_init(&info->xattrs);
 	return &info->vfs_inode;
 }
@@ -137,8 +139,11 @@ struct inode *htmpfs_new_inode(struct super_block *sb, struct mnt_idmap *idmap,
 	htmpfs_level_add(sbi, HTMPFS_LEVEL_INODES, 1);
 
 	inode->i_ino = htmpfs_next_ino(sbi);
+	/* Tells a file handle's inode from a later one with its number. */
+	inode->i_generation = get_random_u32();
 	inode_init_owner(idmap, inode, dir, mode);
-	simple_inode_init_ts(inode);
+	HTMPFS_I(inode)->crtime = simple_inode_init_ts(inode);
+	htmpfs_inherit_flags(inode, dir);
 	inode->i_mapping->a_ops = &htmpfs_aops;
 	/* RAM is the only copy: see "What keeps data safe" in internal.h. */
 	mapping_set_unevictable(inode->i_mapping);
@@ -182,6 +187,9 @@ int htmpfs_setattr(struct mnt_idmap *idmap, struct dentry *dentry,
 	struct inode *inode = d_inode(dentry);
 	int err;
 
+	/* Even through a descriptor opened before chattr +i, as on ext4. */
+	if (IS_IMMUTABLE(inode))
+		return -EPERM;
 	err = setattr_prepare(idmap, dentry, attr);
 	if (err)
 		return err;
@@ -230,6 +238,7 @@ int htmpfs_getattr(struct mnt_idmap *idmap, const struct path *path,
 	struct inode *inode = d_inode(path->dentry);
 
 	generic_fillattr(idmap, request_mask, inode, stat);
+	htmpfs_fill_statx_attrs(inode, stat);
 	stat->blocks = (u64)READ_ONCE(inode->i_mapping->nrpages) <<
 		       (PAGE_SHIFT - 9);
 	/* The I/O size that fills a huge folio, where one may be made. */

@@ -12,6 +12,8 @@
  *   space.c  space accounting: size= and nr_inodes=
  *   stats.c  statistics in sysfs
  *   xattr.c  extended attributes and ACLs
+ *   attr.c   chattr flags and statx attributes
+ *   export.c file handles (name_to_handle_at, NFS export)
  */
 #ifndef _HUGETMPFS_INTERNAL_H
 #define _HUGETMPFS_INTERNAL_H
@@ -135,6 +137,8 @@ struct htmpfs_inode_info {
 	spinlock_t lock;	/* @alloced */
 	long alloced;
 	long xattr_space;
+	unsigned int fsflags;	/* FS_*_FL, under the inode lock */
+	struct timespec64 crtime;
 	struct simple_xattrs xattrs;
 	struct offset_ctx dir_offsets;
 	struct inode vfs_inode;
@@ -152,6 +156,7 @@ static inline bool htmpfs_folio_safe(struct folio *folio)
 	       mapping_unevictable(folio->mapping);
 }
 
+extern const struct export_operations htmpfs_export_ops;
 extern const struct inode_operations htmpfs_dir_inode_ops;
 extern const struct inode_operations htmpfs_file_inode_ops;
 extern const struct inode_operations htmpfs_symlink_inode_ops;
@@ -210,6 +215,13 @@ enum htmpfs_fill {
 struct folio *htmpfs_get_folio(struct inode *inode, pgoff_t index,
 			       loff_t write_end, struct vm_area_struct *vma,
 			       enum htmpfs_fill fill);
+
+/* attr.c */
+void htmpfs_inherit_flags(struct inode *inode, const struct inode *dir);
+int htmpfs_fileattr_get(struct dentry *dentry, struct fileattr *fa);
+int htmpfs_fileattr_set(struct mnt_idmap *idmap, struct dentry *dentry,
+			struct fileattr *fa);
+void htmpfs_fill_statx_attrs(struct inode *inode, struct kstat *stat);
 
 /* space.c */
 void htmpfs_level_add(struct htmpfs_sb_info *sbi, enum htmpfs_level level,

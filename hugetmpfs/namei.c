@@ -293,6 +293,8 @@ const struct inode_operations htmpfs_dir_inode_ops = {
 	.listxattr	= htmpfs_listxattr,
 	.set_acl	= simple_set_acl,
 	.get_offset_ctx	= htmpfs_offset_ctx,
+	.fileattr_get	= htmpfs_fileattr_get,
+	.fileattr_set	= htmpfs_fileattr_set,
 };
 
 const struct inode_operations htmpfs_symlink_inode_ops = {

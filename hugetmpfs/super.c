@@ -11,6 +11,7 @@
 #include <linux/slab.h>
 #include <linux/statfs.h>
 #include <linux/swap.h>
+#include <linux/uuid.h>
 #include <uapi/linux/hugetmpfs.h>
 
 #include "internal.h"
@@ -116,13 +117,16 @@ static int htmpfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		break;
 	case OPT_UID:
 		ctx->opts.uid = make_kuid(current_user_ns(), result.uint_32);
-		if (!uid_valid(ctx->opts.uid))
+		/* In a user namespace: only an owner it can map. */
+		if (!uid_valid(ctx->opts.uid) ||
+		    !kuid_has_mapping(fc->user_ns, ctx->opts.uid))
 			return invalfc(fc, "Invalid value for 'uid': %u",
 				       result.uint_32);
 		break;
 	case OPT_GID:
 		ctx->opts.gid = make_kgid(current_user_ns(), result.uint_32);
-		if (!gid_valid(ctx->opts.gid))
+		if (!gid_valid(ctx->opts.gid) ||
+		    !kgid_has_mapping(fc->user_ns, ctx->opts.gid))
 			return invalfc(fc, "Invalid value for 'gid': %u",
 				       result.uint_32);
 		break;
@@ -233,6 +237,7 @@ static int htmpfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	struct htmpfs_fs_context *ctx = fc->fs_private;
 	struct htmpfs_sb_info *sbi;
 	struct inode *root;
+	uuid_t uuid;
 
 	sbi = kzalloc(sizeof(*sbi), GFP_KERNEL);
 	if (!sbi)
@@ -252,8 +257,14 @@ static int htmpfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_magic = HUGETMPFS_MAGIC;
 	sb->s_op = &htmpfs_super_ops;
 	sb->s_xattr = htmpfs_xattr_handlers;
+	sb->s_export_op = &htmpfs_export_ops;
 	sb->s_flags |= SB_POSIXACL;
 	sb->s_time_gran = 1;
+	/* FS_IOC_GETFSUUID and FS_IOC_GETFSSYSFSPATH, answered by the VFS */
+	generate_random_uuid(uuid.b);
+	super_set_uuid(sb, uuid.b, sizeof(uuid));
+	super_set_sysfs_name_generic(sb, "%u:%u", MAJOR(sb->s_dev),
+				     MINOR(sb->s_dev));
 
 	root = htmpfs_new_inode(sb, &nop_mnt_idmap, NULL,
 				S_IFDIR | sbi->opts.mode, 0);
@@ -349,6 +360,8 @@ static struct file_system_type htmpfs_fs_type = {
 	.init_fs_context	= htmpfs_init_fs_context,
 	.parameters		= htmpfs_param_specs,
 	.kill_sb		= htmpfs_kill_sb,
+	/* As tmpfs: containers may mount it, and idmapped mounts work. */
+	.fs_flags		= FS_USERNS_MOUNT | FS_ALLOW_IDMAP,
 };
 
 static int __init htmpfs_init(void)
