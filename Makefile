@@ -104,7 +104,7 @@ check: all
 		--module $(MODULE) --tests $(BUILD)/tests --bench $(BUILD)/bench \
 		$(if $(wildcard $(FSTESTS_TGZ)),--fstests "$(FSTESTS_TGZ)")
 
-# make soak [SOAK_OPS=N] [SOAK_SEED=N] [SOAK_MINUTES=N]: hours, not minutes.
+# make soak [SOAK_OPS=N] [SOAK_REF_OPS=N] [SOAK_SEED=N] [SOAK_MINUTES=N]: an hour or more.
 soak: module rootfs tests
 	@HUGETMPFS_TIMEOUT=$${HUGETMPFS_TIMEOUT:-86400} \
 	scripts/check.sh --kernel "$(KDIR)/arch/x86/boot/bzImage" \

@@ -9,8 +9,8 @@
 #   --bench DIR         the benchmark programs, run at toy size by t-bench.sh
 #   --fstests TARBALL   the fstests build, for t-fstests.sh's short subset
 #   --suite soak        the long soak (tests/soak-*, make soak) instead of
-#                       the tests (tests/t-*); SOAK_OPS, SOAK_SEED and
-#                       SOAK_MINUTES pass through to it
+#                       the tests (tests/t-*); SOAK_OPS, SOAK_REF_OPS,
+#                       SOAK_SEED and SOAK_MINUTES pass through to it
 #   T='glob'            run only tests whose names match (e.g. T='t-io*')
 #   HUGETMPFS_TIMEOUT   whole-guest timeout in seconds (default 2400)
 #   HUGETMPFS_TIMEOUT_SCALE  multiplies every test's timeout and the guest's
@@ -62,7 +62,7 @@ t|soak) ;;
 *) echo "check: unknown suite '$suite'" >&2; exit 2 ;;
 esac
 # Only digits reach the guest's command line.
-for v in SOAK_OPS SOAK_SEED SOAK_MINUTES; do
+for v in SOAK_OPS SOAK_REF_OPS SOAK_SEED SOAK_MINUTES; do
 	case ${!v:-} in
 	*[!0-9]*) echo "check: $v must be a number" >&2; exit 2 ;;
 	esac
@@ -78,7 +78,8 @@ rc=0
 	"${adds[@]}" --out "$out/result" --log "$log" \
 	--timeout "$(( ${HUGETMPFS_TIMEOUT:-2400} * scale ))" \
 	--cmd "T='${T:-*}' SUITE=$suite TIMEOUT_SCALE=$scale \
-SOAK_OPS=${SOAK_OPS:-} SOAK_SEED=${SOAK_SEED:-} SOAK_MINUTES=${SOAK_MINUTES:-} \
+SOAK_OPS=${SOAK_OPS:-} SOAK_REF_OPS=${SOAK_REF_OPS:-} SOAK_SEED=${SOAK_SEED:-} \
+SOAK_MINUTES=${SOAK_MINUTES:-} \
 /payload/tests/run-tests" || rc=$?
 
 passed=0 failed=0
