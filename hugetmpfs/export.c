@@ -3,8 +3,8 @@
  * hugetmpfs file handles: name_to_handle_at(2) and open_by_handle_at(2),
  * and so NFS export. A handle names an inode by number and a random
  * generation, so a later inode that reuses the number (inode32 wraps) is
- * not mistaken for it. Only live inodes can be found: memory is all there
- * is, so a handle of a removed file is stale.
+ * not mistaken for it. Only live inodes can be found (memory is all there
+ * is): a handle of a removed file is stale once nothing holds it open.
  *
  * Inodes enter the inode hash only when a handle is first made for them,
  * which keeps creation free of the hash lock for everyone else.
@@ -68,8 +68,8 @@ static struct dentry *htmpfs_fh_to_dentry(struct super_block *sb,
 	inode = ilookup5(sb, htmpfs_fh_hash(ino, fid->raw[0]), htmpfs_fh_match,
 			 fid->raw);
 	if (inode) {
-		/* A name that still leads to it; none once it is unlinked. */
-		dentry = d_find_alias(inode);
+		/* Unlinked but open, or O_TMPFILE: still the file, as on tmpfs. */
+		dentry = d_find_alias(inode) ?: d_find_any_alias(inode);
 		iput(inode);
 	}
 	return dentry;

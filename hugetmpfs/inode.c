@@ -166,7 +166,7 @@ struct inode *htmpfs_new_inode(struct super_block *sb, struct mnt_idmap *idmap,
 		inode->i_op = &htmpfs_symlink_inode_ops;
 		break;
 	default:
-		inode->i_op = &htmpfs_file_inode_ops;
+		inode->i_op = &htmpfs_special_inode_ops;
 		init_special_inode(inode, mode, dev);
 		break;
 	}

@@ -160,6 +160,7 @@ extern const struct export_operations htmpfs_export_ops;
 extern const struct inode_operations htmpfs_dir_inode_ops;
 extern const struct inode_operations htmpfs_file_inode_ops;
 extern const struct inode_operations htmpfs_symlink_inode_ops;
+extern const struct inode_operations htmpfs_special_inode_ops;
 extern const struct file_operations htmpfs_file_ops;
 extern const struct address_space_operations htmpfs_aops;
 extern const struct xattr_handler * const htmpfs_xattr_handlers[];

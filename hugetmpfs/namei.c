@@ -297,6 +297,14 @@ const struct inode_operations htmpfs_dir_inode_ops = {
 	.fileattr_set	= htmpfs_fileattr_set,
 };
 
+/* Device nodes, FIFOs, sockets: chattr ioctls go to the driver, not here. */
+const struct inode_operations htmpfs_special_inode_ops = {
+	.setattr	= htmpfs_setattr,
+	.getattr	= htmpfs_getattr,
+	.listxattr	= htmpfs_listxattr,
+	.set_acl	= simple_set_acl,
+};
+
 const struct inode_operations htmpfs_symlink_inode_ops = {
 	.get_link	= simple_get_link,
 	.setattr	= htmpfs_setattr,

@@ -43,7 +43,8 @@ void htmpfs_level_add(struct htmpfs_sb_info *sbi, enum htmpfs_level level,
  * htmpfs_level_total - a level summed over all mounts
  * @level: which level
  *
- * Return: the sum, which racing changes make approximate.
+ * Return: the sum, which racing changes make approximate (never below 0:
+ * a page charged on one CPU and freed on another may be summed half-way).
  */
 long htmpfs_level_total(enum htmpfs_level level)
 {
@@ -52,7 +53,7 @@ long htmpfs_level_total(enum htmpfs_level level)
 
 	for_each_possible_cpu(cpu)
 		sum += per_cpu(htmpfs_level_totals, cpu).n[level];
-	return sum;
+	return max(sum, 0L);
 }
 
 /* The limit on @level in its own units, or 0; under limit_lock. */

@@ -183,6 +183,8 @@ static int htmpfs_statfs(struct dentry *dentry, struct kstatfs *buf)
 	buf->f_type = HUGETMPFS_MAGIC;
 	buf->f_bsize = PAGE_SIZE;
 	buf->f_namelen = NAME_MAX;
+	/* fanotify's filesystem-wide watches need one, as on tmpfs. */
+	buf->f_fsid = uuid_to_fsid(dentry->d_sb->s_uuid.b);
 	/* Without a limit, report zeros as tmpfs does: "unlimited". */
 	if (max) {
 		buf->f_blocks = max;
@@ -278,8 +280,22 @@ static int htmpfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	return htmpfs_sysfs_add_sb(sb);
 }
 
+/*
+ * Until hugetmpfs has swap its memory is unevictable, so a mount from a user
+ * namespace would let an unprivileged user pin RAM that tmpfs would let go:
+ * the administrator opts in.
+ */
+static bool htmpfs_userns_mount;
+module_param_named(userns_mount, htmpfs_userns_mount, bool, 0644);
+MODULE_PARM_DESC(userns_mount,
+		 "allow mounts from user namespaces (default N: memory is unevictable)");
+
 static int htmpfs_get_tree(struct fs_context *fc)
 {
+	if (fc->user_ns != &init_user_ns && !READ_ONCE(htmpfs_userns_mount)) {
+		errorfc(fc, "mounts from user namespaces are off (parameter userns_mount)");
+		return -EPERM;
+	}
 	return get_tree_nodev(fc, htmpfs_fill_super);
 }
 

@@ -6,6 +6,8 @@
 #define HUGETMPFS_TEST_STATS_H
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -22,17 +24,41 @@ static inline void mount_sysdir(const char *path, char *dir, size_t len)
 		 minor(st.st_dev));
 }
 
+/* The number a file starts with, or -1 (said on stderr) */
+static inline long read_long(const char *path)
+{
+	long v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f || fscanf(f, "%ld", &v) != 1)
+		fprintf(stderr, "cannot read %s\n", path);
+	if (f)
+		fclose(f);
+	return v;
+}
+
 /* One statistic of the mount at @dir, or -1 (said on stderr) */
 static inline long mount_stat(const char *dir, const char *name)
 {
 	char path[256];
-	long v = -1;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "r");
-	if (!f || fscanf(f, "%ld", &v) != 1)
-		fprintf(stderr, "cannot read %s\n", path);
+	return read_long(path);
+}
+
+/* A /proc/meminfo field in kB, or -1 (said on stderr) */
+static inline long meminfo_kb(const char *field)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	size_t n = strlen(field);
+	char line[256];
+	long v = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, n) && line[n] == ':')
+			v = atol(line + n + 1);
+	if (v < 0)
+		fprintf(stderr, "no %s in /proc/meminfo\n", field);
 	if (f)
 		fclose(f);
 	return v;

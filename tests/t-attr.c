@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <time.h>
@@ -234,6 +235,14 @@ static void others(void)
 	CHECK(getflags("na") == FS_NOATIME_FL, "refused change half done: %#x",
 	      getflags("na"));
 
+	/* On a FIFO the ioctl is the pipe's business, not the filesystem's. */
+	MUST(mkfifo("fifo", 0644));
+	fd = MUST(open("fifo", O_RDONLY | O_NONBLOCK));
+	CHECK(ioctl(fd, FS_IOC_GETFLAGS, &status) == -1 && errno == ENOTTY,
+	      "FS_IOC_GETFLAGS on a FIFO: %s", strerror(errno));
+	close(fd);
+	MUST(unlink("fifo"));
+
 	/* A directory passes nodump and noatime on, not the rest. */
 	MUST(mkdir("inh", 0755));
 	CHECK(setflags("inh", FS_NODUMP_FL | FS_NOATIME_FL | FS_APPEND_FL) == 0,
@@ -307,6 +316,7 @@ static void body(void)
 static void identity(void)
 {
 	struct fsuuid2 u1 = { .len = 16 }, u2 = { .len = 16 };
+	struct statfs sf1, sf2;
 	struct fs_sysfs_path sp;
 	char dir[128], want[160];
 	struct stat st;
@@ -332,6 +342,13 @@ static void identity(void)
 	fd2 = MUST(open("/mnt/t-attr-2", O_RDONLY));
 	CHECK(ioctl(fd2, FS_IOC_GETFSUUID, &u2) == 0 &&
 	      memcmp(u1.uuid, u2.uuid, 16), "second mount's UUID");
+	/* statfs's f_fsid comes from the UUID, for fanotify. */
+	MUST(statfs(".", &sf1));
+	MUST(statfs("/mnt/t-attr-2", &sf2));
+	CHECK((sf1.f_fsid.__val[0] || sf1.f_fsid.__val[1]) &&
+	      memcmp(&sf1.f_fsid, &sf2.f_fsid, sizeof(sf1.f_fsid)),
+	      "f_fsid %x:%x and %x:%x", sf1.f_fsid.__val[0],
+	      sf1.f_fsid.__val[1], sf2.f_fsid.__val[0], sf2.f_fsid.__val[1]);
 	close(fd2);
 	MUST(umount("/mnt/t-attr-2"));
 }

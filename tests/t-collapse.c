@@ -104,19 +104,6 @@ static void one_fs(const char *dir)
 	free(buf);
 }
 
-static long shmem_kb(void)
-{
-	char line[256];
-	long v = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "Shmem: %ld kB", &v) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return v;
-}
 
 static long statfs_used(const char *dir)
 {
@@ -160,7 +147,7 @@ static void holes_stay_holes(const char *dir)
 		CHECK(p[off] == 'd', "%s: data at %ld", fs, off);
 	used = strcmp(fs, "tmpfs") ? used_bytes(dir) : 0;
 	sfused = statfs_used(dir);
-	shmem = shmem_kb();
+	shmem = meminfo_kb("Shmem");
 	MUST(fstat(fd, &st));
 	blocks = st.st_blocks;
 	CHECK(blocks * 512 == MB, "%s: %ld KiB held before", fs, blocks / 2);
@@ -179,9 +166,9 @@ static void holes_stay_holes(const char *dir)
 	      "%s: used_bytes %ld after collapse, %ld before", fs,
 	      used_bytes(dir), used);
 	/* Shmem is machine-wide: a collapse reading 7 MiB in would show. */
-	CHECK(labs(shmem_kb() - shmem) < 1024,
+	CHECK(labs(meminfo_kb("Shmem") - shmem) < 1024,
 	      "%s: Shmem %ld kB after collapse, %ld kB before", fs,
-	      shmem_kb(), shmem);
+	      meminfo_kb("Shmem"), shmem);
 	munmap(p, SIZE);
 out:
 	close(fd);

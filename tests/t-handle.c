@@ -92,8 +92,14 @@ static void one_fs(const char *dir, const char *other)
 	      "%s: file by handle after drop_caches: %ld", fs,
 	      open_ino(mfd, hf, O_RDONLY));
 
-	/* Stale: removed, on another mount, made up. */
+	/* Removed but still open: found, as on tmpfs; stale once closed. */
+	fd = MUST(open(gone, O_RDONLY));
 	MUST(unlink(gone));
+	CHECK(open_ino(mfd, hgone, O_RDONLY) > 0,
+	      "%s: unlinked open file: %ld", fs, open_ino(mfd, hgone, O_RDONLY));
+	close(fd);
+
+	/* Stale: removed, on another mount, made up. */
 	CHECK(open_ino(mfd, hgone, O_RDONLY) == -ESTALE,
 	      "%s: removed file: %ld", fs, open_ino(mfd, hgone, O_RDONLY));
 	CHECK(open_ino(mfd, hother, O_RDONLY) == -ESTALE,

@@ -68,22 +68,6 @@ static long pmd_mapped_kb(void *addr)
 }
 
 /* A field of /proc/meminfo, in kB */
-static long meminfo_kb(const char *field)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	char line[256];
-	size_t n = strlen(field);
-	long v = -1;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, field, n) && line[n] == ':')
-			v = atol(line + n + 1);
-	CHECK(f && v >= 0, "meminfo %s", field);
-	if (f)
-		fclose(f);
-	return v;
-}
-
 static unsigned char pattern(long off)
 {
 	return (off * 2654435761u) >> 11;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "stats.h"
 
 #define MB (1024L * 1024)
 #define LIMIT (8 * MB)
@@ -295,16 +296,9 @@ static void links_and_symlinks(const char *dir)
 static long cg_current(const char *cg)
 {
 	char path[128];
-	long v = -1;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/memory.current", cg);
-	f = fopen(path, "r");
-	if (!f || fscanf(f, "%ld", &v) != 1)
-		fprintf(stderr, "cannot read %s\n", path);
-	if (f)
-		fclose(f);
-	return v;
+	return read_long(path);
 }
 
 static void cg_join(const char *cg)

@@ -39,19 +39,6 @@ static long used_kb(void)
 	return (long)(sf.f_blocks - sf.f_bfree) * sf.f_bsize / KB;
 }
 
-static long shmem_kb(void)
-{
-	char line[256];
-	long v = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "Shmem: %ld kB", &v) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return v;
-}
 
 static long splits(void)
 {
@@ -66,7 +53,7 @@ static long splits(void)
 /* Growing a file over its preallocation keeps it, and keeps it huge. */
 static void grow(void)
 {
-	long shmem0 = shmem_kb(), n0;
+	long shmem0 = meminfo_kb("Shmem"), n0;
 	int fd;
 
 	fd = MUST(open("g", O_RDWR | O_CREAT | O_TRUNC, 0644));
@@ -81,8 +68,8 @@ static void grow(void)
 	CHECK(used_kb() == 64 * 1024, "%s: statfs %ld KiB used after growing",
 	      fs, used_kb());
 	/* Shmem is machine-wide: allow 1 MiB of others' churn. */
-	CHECK(labs(shmem_kb() - shmem0 - 64 * 1024) <= 1024,
-	      "%s: Shmem grew by %ld KiB", fs, shmem_kb() - shmem0);
+	CHECK(labs(meminfo_kb("Shmem") - shmem0 - 64 * 1024) <= 1024,
+	      "%s: Shmem grew by %ld KiB", fs, meminfo_kb("Shmem") - shmem0);
 	CHECK(splits() == n0, "%s: growing split %ld folios", fs,
 	      splits() - n0);
 	/* Shrinking still frees everything past the new EOF. */

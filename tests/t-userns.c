@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Containers, as tmpfs serves them: a mount made inside a user namespace by
- * its root (FS_USERNS_MOUNT), with uid=/gid= limited to ids that namespace
- * maps; and idmapped mounts (FS_ALLOW_IDMAP), where ownership is translated
+ * its root (FS_USERNS_MOUNT, once the administrator allows it with the
+ * module parameter userns_mount: EPERM before), with uid=/gid= limited to
+ * ids that namespace maps; and idmapped mounts (FS_ALLOW_IDMAP), where ownership is translated
  * both ways on create, stat, chown and ACLs, and a creator the idmap cannot
  * represent gets EOVERFLOW. Each on hugetmpfs, then on tmpfs in the same
  * boot.
@@ -132,6 +133,29 @@ static int inside(const char *dir)
 	return fails;
 }
 
+#define USERNS_PARAM "/sys/module/hugetmpfs/parameters/userns_mount"
+
+/* Try a mount from the namespace of @ns_pid: 0 or the errno. */
+static int mount_from_userns(pid_t ns_pid, const char *dir)
+{
+	char nspath[64];
+	int status, nsfd;
+	pid_t pid;
+
+	snprintf(nspath, sizeof(nspath), "/proc/%d/ns/user", ns_pid);
+	nsfd = MUST(open(nspath, O_RDONLY));
+	pid = MUST(fork());
+	if (!pid) {
+		if (setns(nsfd, CLONE_NEWUSER) || unshare(CLONE_NEWNS) ||
+		    setresgid(0, 0, 0) || setresuid(0, 0, 0))
+			_exit(255);
+		_exit(mount("none", dir, fs, 0, "") ? errno : 0);
+	}
+	MUST(waitpid(pid, &status, 0));
+	close(nsfd);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 static void userns_mount(pid_t ns_pid)
 {
 	char nspath[64], dir[64];
@@ -140,6 +164,17 @@ static void userns_mount(pid_t ns_pid)
 
 	snprintf(dir, sizeof(dir), "/mnt/t-userns-%s", fs);
 	mkdir(dir, 0755);
+	if (!strcmp(fs, "hugetmpfs")) {
+		/* Off by default: the memory is unevictable until swap lands. */
+		MUST(write_file(USERNS_PARAM, "N"));
+		CHECK(mount_from_userns(ns_pid, dir) == EPERM,
+		      "%s: user namespace mount while userns_mount=N: %s", fs,
+		      strerror(mount_from_userns(ns_pid, dir)));
+		MUST(write_file(USERNS_PARAM, "Y"));
+	}
+	CHECK(mount_from_userns(ns_pid, dir) == 0,
+	      "%s: plain mount from a user namespace: %s", fs,
+	      strerror(mount_from_userns(ns_pid, dir)));
 	snprintf(nspath, sizeof(nspath), "/proc/%d/ns/user", ns_pid);
 	nsfd = MUST(open(nspath, O_RDONLY));
 	pid = MUST(fork());
@@ -291,5 +326,6 @@ int main(void)
 	}
 	kill(ns_pid, SIGKILL);
 	waitpid(ns_pid, NULL, 0);
+	write_file(USERNS_PARAM, "N");
 	return tap_done("t-userns");
 }
