@@ -17,20 +17,29 @@ ops=${SOAK_OPS:-100000}
 ref_ops=${SOAK_REF_OPS:-$ops}
 seed=${SOAK_SEED:-$(date +%s)}
 fails=0
+summary=()
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 
 # run WHAT DIR OPS COUNTS: COUNTS=1 if a failure fails the soak
 run() {
 	local what=$1 dir=$2 n=$3 start=$SECONDS
+	local line
 	echo "== $what: seed $seed, $n operations"
-	if fsx -s "$seed" -n "$n" -m 32 -f 3 -l 256 -p 256 "$dir"; then
-		echo "== $what: seed $seed: $n operations in $((SECONDS - start)) s, consistent"
+	if fsx -s "$seed" -n "$n" -m 32 -f 3 -l 256 -p 256 "$dir" >"$log" 2>&1; then
+		line="$what: seed $seed: $n operations in $((SECONDS - start)) s, consistent"
 	elif [ "$4" = 1 ]; then
-		echo "== $what: seed $seed: FAILED after $((SECONDS - start)) s"
+		line="$what: seed $seed: FAILED after $((SECONDS - start)) s"
 		fails=$((fails + 1))
 	else
-		echo "== $what: seed $seed: the reference FAILED after $((SECONDS - start)) s (not counted)"
+		line="$what: seed $seed: the reference FAILED after $((SECONDS - start)) s (not counted)"
 	fi
-	echo "   replay: fsx -s $seed -n $n -m 32 -f 3 -l 256 DIR"
+	cat "$log"
+	echo "== $line"
+	summary+=("$line")
+	# The failure itself, for the summary the runner keeps.
+	grep -m1 '^FAIL' "$log" >/dev/null && summary+=("   $(grep -m1 '^FAIL' "$log")")
+	summary+=("   replay: fsx -s $seed -n $n -m 32 -f 3 -l 256 DIR")
 	seed=$((seed + 1))
 }
 
@@ -46,4 +55,6 @@ for mode in always within_size; do
 	run "tmpfs huge=$mode" $t "$ref_ops" 0
 	umount $t
 done
+echo "== summary"
+printf '%s\n' "${summary[@]}"
 exit $fails
