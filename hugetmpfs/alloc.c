@@ -8,7 +8,7 @@
  * folios.
  *
  * Space is charged before allocation (space.c), so size= fails cleanly with
- * ENOSPC.
+ * ENOSPC, once the mount's own holes have been given back (holes.c).
  */
 #include <linux/mm.h>
 #include <linux/huge_mm.h>
@@ -68,6 +68,7 @@ static struct folio *htmpfs_make_folio(struct inode *inode, pgoff_t index,
 				       enum htmpfs_fill fill)
 {
 	struct address_space *mapping = inode->i_mapping;
+	struct htmpfs_holes *holes = NULL;
 	long nr = 1L << order;
 	struct folio *folio;
 	gfp_t gfp;
@@ -88,6 +89,13 @@ static struct folio *htmpfs_make_folio(struct inode *inode, pgoff_t index,
 	err = mem_cgroup_charge(folio, vma ? vma->vm_mm : NULL, gfp);
 	if (err)
 		goto put;
+	/* A huge folio whose holes could never go back is not worth it. */
+	if (order) {
+		holes = htmpfs_holes_new(inode, folio);
+		err = -ENOMEM;
+		if (!holes)
+			goto put;
+	}
 	__folio_set_locked(folio);
 	__folio_set_swapbacked(folio);
 	/* A write of 2 MiB would otherwise write every byte twice. */
@@ -106,13 +114,40 @@ static struct folio *htmpfs_make_folio(struct inode *inode, pgoff_t index,
 	folio_add_lru(folio);
 	/* After the insertion, so a racing htmpfs_recalc() never undercounts. */
 	htmpfs_record(inode, nr);
+	/* Without it the folio is only never shrunk: keep it. */
+	if (holes)
+		htmpfs_holes_add(inode, folio, holes);
 	return folio;
 
 put:
+	htmpfs_holes_free_new(holes);
 	folio_put(folio);
 unacct:
 	htmpfs_level_add(HTMPFS_SB(inode->i_sb), HTMPFS_LEVEL_BLOCKS, -nr);
 	return ERR_PTR(err);
+}
+
+/*
+ * Make a folio; without memory, or past size= for a small one, first give
+ * back this mount's holes (which size= counts) and try once more. A huge
+ * folio past size= falls back to small pages instead: a full mount should
+ * not trade one holey huge folio for another.
+ */
+static struct folio *htmpfs_make_folio_reclaim(struct inode *inode,
+					       pgoff_t index,
+					       unsigned int order,
+					       struct vm_area_struct *vma,
+					       enum htmpfs_fill fill)
+{
+	struct folio *folio = htmpfs_make_folio(inode, index, order, vma, fill);
+
+	if (folio == ERR_PTR(-ENOMEM) ||
+	    (folio == ERR_PTR(-ENOSPC) && !order)) {
+		if (htmpfs_holes_reclaim(HTMPFS_SB(inode->i_sb), 1L << order))
+			folio = htmpfs_make_folio(inode, index, order, vma,
+						  fill);
+	}
+	return folio;
 }
 
 /* A hole at @index: fill it with a huge folio if policy and range allow. */
@@ -128,15 +163,15 @@ static struct folio *htmpfs_new_folio(struct inode *inode, pgoff_t index,
 	struct folio *folio;
 
 	if (!htmpfs_huge_allowed(inode, index, write_end, vma))
-		return htmpfs_make_folio(inode, index, 0, vma, fill);
+		return htmpfs_make_folio_reclaim(inode, index, 0, vma, fill);
 
 	/* Cheap check first: zeroing 2 MiB to find a neighbour is not. */
 	if (filemap_range_has_page(inode->i_mapping, pos,
 				   pos + HPAGE_PMD_SIZE - 1)) {
 		folio = ERR_PTR(-EEXIST);
 	} else {
-		folio = htmpfs_make_folio(inode, start, HPAGE_PMD_ORDER, vma,
-					  fill);
+		folio = htmpfs_make_folio_reclaim(inode, start,
+						  HPAGE_PMD_ORDER, vma, fill);
 		if (!IS_ERR(folio)) {
 			htmpfs_count(sbi, HTMPFS_STAT_HUGE_ALLOC);
 			trace_hugetmpfs_huge_alloc(inode, start, 0);
@@ -157,7 +192,7 @@ static struct folio *htmpfs_new_folio(struct inode *inode, pgoff_t index,
 	}
 	htmpfs_count(sbi, why);
 	trace_hugetmpfs_huge_alloc(inode, start, PTR_ERR(folio));
-	return htmpfs_make_folio(inode, index, 0, vma, fill);
+	return htmpfs_make_folio_reclaim(inode, index, 0, vma, fill);
 }
 
 /**

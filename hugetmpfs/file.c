@@ -28,23 +28,19 @@ static int htmpfs_error_remove_folio(struct address_space *mapping,
 	return 0;
 }
 
-/* Does the folio hold a page with a memory error? */
-static bool htmpfs_folio_poisoned(struct folio *folio)
-{
-	return folio_test_hwpoison(folio) ||
-	       (folio_test_large(folio) && folio_test_has_hwpoisoned(folio));
-}
-
-/* Make sure a folio holds page @index; *@next is the index after it. */
-static int htmpfs_fill_hole(struct inode *inode, pgoff_t index,
-			    loff_t write_end, pgoff_t *next)
+/*
+ * Make sure a folio holds page @index, and reserve [@start, @end) of it:
+ * preallocated pages are not holes. *@next is the index after the folio.
+ */
+static int htmpfs_fill_hole(struct inode *inode, pgoff_t index, loff_t start,
+			    loff_t end, pgoff_t *next)
 {
 	struct folio *folio;
 
-	folio = htmpfs_get_folio(inode, index, write_end, NULL,
-				 HTMPFS_FILL_ZERO);
+	folio = htmpfs_get_folio(inode, index, end, NULL, HTMPFS_FILL_ZERO);
 	if (IS_ERR(folio))
 		return PTR_ERR(folio);
+	htmpfs_holes_fill(inode, folio, start, end);
 	*next = folio_next_index(folio);
 	folio_unlock(folio);
 	folio_put(folio);
@@ -86,6 +82,7 @@ static int htmpfs_write_end(struct file *file, struct address_space *mapping,
 				    folio_size(folio));
 		folio_mark_uptodate(folio);
 	}
+	htmpfs_holes_fill(inode, folio, pos, pos + copied);
 	/* i_rwsem is held, so i_size cannot change under us. */
 	if (pos + copied > inode->i_size)
 		i_size_write(inode, pos + copied);
@@ -157,7 +154,8 @@ static long htmpfs_fallocate(struct file *file, int mode, loff_t offset,
 				err = -EINTR;
 				break;
 			}
-			err = htmpfs_fill_hole(inode, index, end, &index);
+			err = htmpfs_fill_hole(inode, index, offset, end,
+					       &index);
 			if (err) {
 				/*
 				 * What was filled stays (zeroes, within size=);
@@ -183,6 +181,16 @@ static int htmpfs_file_open(struct inode *inode, struct file *file)
 {
 	file->f_mode |= FMODE_CAN_ODIRECT;
 	return generic_file_open(inode, file);
+}
+
+/* huge_holes=free: the holes go when the last writer closes the file. */
+static int htmpfs_file_release(struct inode *inode, struct file *file)
+{
+	if (READ_ONCE(HTMPFS_SB(inode->i_sb)->opts.holes_free) &&
+	    (file->f_mode & FMODE_WRITE) &&
+	    atomic_read(&inode->i_writecount) <= 1)
+		htmpfs_holes_release(inode);
+	return 0;
 }
 
 /*
@@ -299,6 +307,7 @@ static loff_t htmpfs_llseek(struct file *file, loff_t offset, int whence)
 
 const struct file_operations htmpfs_file_ops = {
 	.open		= htmpfs_file_open,
+	.release	= htmpfs_file_release,
 	.llseek		= htmpfs_llseek,
 	.read_iter	= htmpfs_read_iter,
 	.write_iter	= htmpfs_write_iter,

@@ -172,9 +172,9 @@ static void htmpfs_zero_partial(struct inode *inode, loff_t start, loff_t end)
  *
  * Unlike truncate_pagecache_range() alone, a huge folio is split only where
  * that frees whole pages of it: zeroing a few bytes keeps it, and its PMD
- * mappings, intact. Private copies in MAP_PRIVATE mappings are not shared
- * data: they stay, whatever the range. Space given back is settled with the
- * mount.
+ * mappings, intact. Once split, the holes it held go too (holes.c).
+ * Private copies in MAP_PRIVATE mappings are not shared data: they stay,
+ * whatever the range. Space given back is settled with the mount.
  */
 void htmpfs_punch(struct inode *inode, loff_t start, loff_t end)
 {
@@ -195,6 +195,7 @@ void htmpfs_punch(struct inode *inode, loff_t start, loff_t end)
 	htmpfs_split_at(inode, hi);
 	/* Page aligned, so the page cache has no partial folio to split. */
 	truncate_pagecache_range(inode, lo, hi - 1);
+	htmpfs_holes_punched(inode, lo, hi);
 	htmpfs_recalc(inode);
 }
 
@@ -214,5 +215,6 @@ void htmpfs_truncate(struct inode *inode, loff_t size)
 	htmpfs_zero_partial(inode, size, lo);
 	htmpfs_split_at(inode, lo);
 	truncate_pagecache(inode, lo);
+	htmpfs_holes_punched(inode, lo, LLONG_MAX);
 	htmpfs_recalc(inode);
 }

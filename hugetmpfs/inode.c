@@ -45,6 +45,7 @@ struct inode *htmpfs_alloc_inode(struct super_block *sb)
 	spin_lock_init(&info->lock);
 	info->alloced = 0;
 	info->xattr_space = 0;
+	xa_init(&info->holes);
 	info->fsflags = 0;
 	simple_xattrs_init(&info->xattrs);
 	return &info->vfs_inode;
@@ -73,6 +74,7 @@ void htmpfs_free_inode(struct inode *inode)
 void htmpfs_evict_inode(struct inode *inode)
 {
 	truncate_inode_pages_final(&inode->i_data);
+	htmpfs_holes_evict(inode);
 	htmpfs_recalc(inode);
 	simple_xattrs_free(&HTMPFS_I(inode)->xattrs, NULL);
 	if (S_ISDIR(inode->i_mode))

@@ -9,6 +9,7 @@
  *   mmap.c   mapping and page faults
  *   huge.c   huge-folio policy and split
  *   alloc.c  folio allocation
+ *   holes.c  the hole shrinker: memory of huge folios that holds no data
  *   space.c  space accounting: size= and nr_inodes=
  *   stats.c  statistics in sysfs
  *   xattr.c  extended attributes and ACLs
@@ -22,6 +23,7 @@
 #include <linux/fs.h>
 #include <linux/fs_context.h>
 #include <linux/kobject.h>
+#include <linux/list_lru.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
 #include <linux/uidgid.h>
@@ -69,6 +71,7 @@ struct htmpfs_options {
 	long max_inodes;	/* 0: no limit */
 	long max_blocks;	/* pages; 0: no limit */
 	bool inode64;		/* else inode numbers fit in 32 bits */
+	bool holes_free;	/* huge_holes=free: not kept until pressure */
 };
 
 /* Events counted per mount and in total, shown in sysfs (stats.c) */
@@ -78,6 +81,12 @@ enum htmpfs_stat {
 	HTMPFS_STAT_HUGE_FALLBACK_POPULATED,	/* 2 MiB range partly in use */
 	HTMPFS_STAT_HUGE_FALLBACK_NOSPACE,	/* size= leaves no room */
 	HTMPFS_STAT_SPLITS,			/* huge folios split by us */
+	HTMPFS_STAT_HOLES_FREED,		/* hole pages freed */
+	HTMPFS_STAT_HOLES_MOVED,		/* data pages moved out of a block */
+	HTMPFS_STAT_HOLES_BLOCKS_RETURNED,	/* huge folios freed whole */
+	HTMPFS_STAT_HOLES_SPLIT,		/* split, data pages kept in place */
+	HTMPFS_STAT_HOLES_SKIPPED_MAPPED,	/* not freed this time: mapped */
+	HTMPFS_STAT_HOLES_SKIPPED_BUSY,		/* ... locked, pinned, no memory */
 	HTMPFS_NR_STATS
 };
 
@@ -91,6 +100,7 @@ enum htmpfs_level {
 	HTMPFS_LEVEL_INODES,	/* inodes in use */
 	HTMPFS_LEVEL_ISPACE,	/* bytes of nr_inodes in use */
 	HTMPFS_LEVEL_BLOCKS,	/* pages of size= in use */
+	HTMPFS_LEVEL_HOLES,	/* pages of huge folios holding no data */
 	HTMPFS_NR_LEVELS
 };
 
@@ -103,6 +113,10 @@ enum htmpfs_level {
  *	changing the limit
  * @levels: what is in use, exactly
  * @events: event counters
+ * @holes_lru: huge folios with holes, oldest first, per memcg and node
+ * @holes_shrinker: frees them under memory pressure
+ * @holes_migrate_max: a huge folio with at most this many pages of data has
+ *	them moved out and is freed whole; one with more is split
  * @kobj: the mount's directory in /sys/fs/hugetmpfs
  * @kobj_released: completed when sysfs has let go of @kobj
  */
@@ -113,6 +127,9 @@ struct htmpfs_sb_info {
 	spinlock_t limit_lock;		/* a charge against a remount */
 	atomic_long_t levels[HTMPFS_NR_LEVELS];
 	struct htmpfs_events __percpu *events;
+	struct list_lru holes_lru;
+	struct shrinker *holes_shrinker;
+	unsigned int holes_migrate_max;
 	struct kobject kobj;
 	struct completion kobj_released;
 };
@@ -128,6 +145,7 @@ static inline struct htmpfs_sb_info *HTMPFS_SB(struct super_block *sb)
  * @alloced: pages of the mount's space this file is charged for; the page
  *	cache may already have freed some (see htmpfs_recalc())
  * @xattr_space: bytes of nr_inodes its extended attributes are charged for
+ * @holes: records of its huge folios' holes, by 2 MiB range (holes.c)
  * @xattrs: extended attributes
  * @dir_offsets: for a directory, readdir positions that stay put while
  *	entries come and go
@@ -137,6 +155,7 @@ struct htmpfs_inode_info {
 	spinlock_t lock;	/* @alloced */
 	long alloced;
 	long xattr_space;
+	struct xarray holes;
 	unsigned int fsflags;	/* FS_*_FL, under the inode lock */
 	struct timespec64 crtime;
 	struct simple_xattrs xattrs;
@@ -154,6 +173,13 @@ static inline bool htmpfs_folio_safe(struct folio *folio)
 {
 	return folio_test_dirty(folio) && folio_test_swapbacked(folio) &&
 	       mapping_unevictable(folio->mapping);
+}
+
+/* Does the folio hold a page with a memory error? */
+static inline bool htmpfs_folio_poisoned(struct folio *folio)
+{
+	return folio_test_hwpoison(folio) ||
+	       (folio_test_large(folio) && folio_test_has_hwpoisoned(folio));
 }
 
 extern const struct export_operations htmpfs_export_ops;
@@ -217,6 +243,26 @@ struct folio *htmpfs_get_folio(struct inode *inode, pgoff_t index,
 			       loff_t write_end, struct vm_area_struct *vma,
 			       enum htmpfs_fill fill);
 
+/* holes.c */
+struct htmpfs_holes;
+int htmpfs_holes_init(void);
+void htmpfs_holes_exit(void);
+int htmpfs_holes_mount(struct htmpfs_sb_info *sbi);
+void htmpfs_holes_unmount(struct htmpfs_sb_info *sbi);
+void htmpfs_holes_destroy(struct htmpfs_sb_info *sbi);
+struct htmpfs_holes *htmpfs_holes_new(struct inode *inode, struct folio *folio);
+int htmpfs_holes_add(struct inode *inode, struct folio *folio,
+		     struct htmpfs_holes *h);
+void htmpfs_holes_free_new(struct htmpfs_holes *h);
+void htmpfs_holes_fill(struct inode *inode, struct folio *folio, loff_t start,
+		       loff_t end);
+void htmpfs_holes_mapped(struct vm_area_struct *vma, pgoff_t start,
+			 pgoff_t end);
+void htmpfs_holes_punched(struct inode *inode, loff_t lo, loff_t hi);
+void htmpfs_holes_evict(struct inode *inode);
+void htmpfs_holes_release(struct inode *inode);
+long htmpfs_holes_reclaim(struct htmpfs_sb_info *sbi, long pages);
+
 /* attr.c */
 void htmpfs_inherit_flags(struct inode *inode, const struct inode *dir);
 int htmpfs_fileattr_get(struct dentry *dentry, struct fileattr *fa);
@@ -245,6 +291,8 @@ static inline long htmpfs_level(struct htmpfs_sb_info *sbi,
 /* stats.c */
 const char *htmpfs_huge_name(enum htmpfs_huge huge);
 void htmpfs_count(struct htmpfs_sb_info *sbi, enum htmpfs_stat stat);
+void htmpfs_count_add(struct htmpfs_sb_info *sbi, enum htmpfs_stat stat,
+		      long n);
 int htmpfs_sysfs_add_sb(struct super_block *sb);
 void htmpfs_sysfs_del_sb(struct htmpfs_sb_info *sbi);
 int htmpfs_sysfs_init(void);

@@ -46,6 +46,21 @@ void htmpfs_count(struct htmpfs_sb_info *sbi, enum htmpfs_stat stat)
 	this_cpu_inc(htmpfs_event_totals.n[stat]);
 }
 
+/**
+ * htmpfs_count_add - count @n events on a mount and in the module's total
+ * @sbi: the mount
+ * @stat: which event
+ * @n: how many
+ */
+void htmpfs_count_add(struct htmpfs_sb_info *sbi, enum htmpfs_stat stat,
+		      long n)
+{
+	if (!n)
+		return;
+	this_cpu_add(sbi->events->n[stat], n);
+	this_cpu_add(htmpfs_event_totals.n[stat], n);
+}
+
 static long htmpfs_events_sum(struct htmpfs_events __percpu *events,
 			      enum htmpfs_stat stat)
 {
@@ -69,13 +84,11 @@ static struct htmpfs_sb_info *htmpfs_kobj_sbi(struct kobject *kobj)
 struct htmpfs_usage {
 	long huge;		/* PMD-sized folios */
 	long pmd_mapped;	/* of those, mapped by a PMD somewhere */
-	long beyond_eof;	/* pages held past EOF */
 };
 
 static void htmpfs_usage_inode(struct inode *inode, struct htmpfs_usage *u)
 {
 	XA_STATE(xas, &inode->i_mapping->i_pages, 0);
-	pgoff_t eof = DIV_ROUND_UP(i_size_read(inode), PAGE_SIZE);
 	struct folio *folio;
 
 	rcu_read_lock();
@@ -97,9 +110,6 @@ static void htmpfs_usage_inode(struct inode *inode, struct htmpfs_usage *u)
 			if (folio_entire_mapcount(folio))
 				u->pmd_mapped++;
 		}
-		if (folio_next_index(folio) > eof)
-			u->beyond_eof += folio_next_index(folio) -
-					 max(folio->index, eof);
 		folio_put(folio);
 		if (need_resched()) {
 			xas_pause(&xas);
@@ -166,6 +176,12 @@ HTMPFS_STAT_ATTR(huge_fallback_nomem, HTMPFS_STAT_HUGE_FALLBACK_NOMEM);
 HTMPFS_STAT_ATTR(huge_fallback_populated, HTMPFS_STAT_HUGE_FALLBACK_POPULATED);
 HTMPFS_STAT_ATTR(huge_fallback_nospace, HTMPFS_STAT_HUGE_FALLBACK_NOSPACE);
 HTMPFS_STAT_ATTR(splits, HTMPFS_STAT_SPLITS);
+HTMPFS_STAT_ATTR(holes_freed, HTMPFS_STAT_HOLES_FREED);
+HTMPFS_STAT_ATTR(holes_moved, HTMPFS_STAT_HOLES_MOVED);
+HTMPFS_STAT_ATTR(holes_blocks_returned, HTMPFS_STAT_HOLES_BLOCKS_RETURNED);
+HTMPFS_STAT_ATTR(holes_split, HTMPFS_STAT_HOLES_SPLIT);
+HTMPFS_STAT_ATTR(holes_skipped_mapped, HTMPFS_STAT_HOLES_SKIPPED_MAPPED);
+HTMPFS_STAT_ATTR(holes_skipped_busy, HTMPFS_STAT_HOLES_SKIPPED_BUSY);
 
 /* A level of one mount, or the module's total */
 static long htmpfs_level_show(struct kobject *kobj, enum htmpfs_level level)
@@ -194,6 +210,46 @@ static ssize_t used_bytes_show(struct kobject *kobj,
 
 static struct kobj_attribute htmpfs_attr_used_bytes = __ATTR_RO(used_bytes);
 
+static ssize_t free_hole_bytes_show(struct kobject *kobj,
+				    struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%ld\n",
+			  htmpfs_level_show(kobj, HTMPFS_LEVEL_HOLES) <<
+			  PAGE_SHIFT);
+}
+
+static struct kobj_attribute htmpfs_attr_free_hole_bytes =
+	__ATTR_RO(free_hole_bytes);
+
+static ssize_t holes_migrate_max_show(struct kobject *kobj,
+				      struct kobj_attribute *attr, char *buf)
+{
+	struct htmpfs_sb_info *sbi = container_of(kobj, struct htmpfs_sb_info,
+						  kobj);
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(sbi->holes_migrate_max));
+}
+
+static ssize_t holes_migrate_max_store(struct kobject *kobj,
+				       struct kobj_attribute *attr,
+				       const char *buf, size_t len)
+{
+	struct htmpfs_sb_info *sbi = container_of(kobj, struct htmpfs_sb_info,
+						  kobj);
+	unsigned int val;
+
+	if (kstrtouint(buf, 0, &val) || val > HPAGE_PMD_NR) {
+		pr_warn("hugetmpfs: holes_migrate_max must be 0 to %d\n",
+			HPAGE_PMD_NR);
+		return -EINVAL;
+	}
+	WRITE_ONCE(sbi->holes_migrate_max, val);
+	return len;
+}
+
+static struct kobj_attribute htmpfs_attr_holes_migrate_max =
+	__ATTR_RW(holes_migrate_max);
+
 /*
  * Levels that only a walk of the page cache can tell: the kernel frees and
  * splits folios (truncate, hole punch, migration) without telling us.
@@ -213,7 +269,6 @@ static struct kobj_attribute htmpfs_attr_##_name = __ATTR_RO(_name)
 
 HTMPFS_USAGE_ATTR(huge_folios, u.huge);
 HTMPFS_USAGE_ATTR(pmd_mapped, u.pmd_mapped);
-HTMPFS_USAGE_ATTR(free_hole_bytes, u.beyond_eof << PAGE_SHIFT);
 
 static ssize_t huge_show(struct kobject *kobj, struct kobj_attribute *attr,
 			 char *buf)
@@ -234,8 +289,15 @@ static struct attribute *htmpfs_counter_attrs[] = {
 	&htmpfs_attr_huge_fallback_populated.attr.attr,
 	&htmpfs_attr_huge_fallback_nospace.attr.attr,
 	&htmpfs_attr_splits.attr.attr,
+	&htmpfs_attr_holes_freed.attr.attr,
+	&htmpfs_attr_holes_moved.attr.attr,
+	&htmpfs_attr_holes_blocks_returned.attr.attr,
+	&htmpfs_attr_holes_split.attr.attr,
+	&htmpfs_attr_holes_skipped_mapped.attr.attr,
+	&htmpfs_attr_holes_skipped_busy.attr.attr,
 	&htmpfs_attr_inodes.attr,
 	&htmpfs_attr_used_bytes.attr,
+	&htmpfs_attr_free_hole_bytes.attr,
 	NULL
 };
 
@@ -248,7 +310,7 @@ static struct attribute *htmpfs_mount_attrs[] = {
 	&htmpfs_attr_huge.attr,
 	&htmpfs_attr_huge_folios.attr,
 	&htmpfs_attr_pmd_mapped.attr,
-	&htmpfs_attr_free_hole_bytes.attr,
+	&htmpfs_attr_holes_migrate_max.attr,
 	NULL
 };
 

@@ -26,6 +26,7 @@ enum htmpfs_param {
 	OPT_NR_BLOCKS,
 	OPT_INODE32,
 	OPT_INODE64,
+	OPT_HUGE_HOLES,
 };
 
 static const struct constant_table htmpfs_huge_table[] = {
@@ -33,6 +34,12 @@ static const struct constant_table htmpfs_huge_table[] = {
 	{ "always",	 HTMPFS_HUGE_ALWAYS },
 	{ "within_size", HTMPFS_HUGE_WITHIN_SIZE },
 	{ "advise",	 HTMPFS_HUGE_ADVISE },
+	{}
+};
+
+static const struct constant_table htmpfs_holes_table[] = {
+	{ "keep",	false },
+	{ "free",	true },
 	{}
 };
 
@@ -46,6 +53,7 @@ static const struct fs_parameter_spec htmpfs_param_specs[] = {
 	fsparam_string("nr_blocks", OPT_NR_BLOCKS),
 	fsparam_flag("inode32",	OPT_INODE32),
 	fsparam_flag("inode64",	OPT_INODE64),
+	fsparam_enum("huge_holes", OPT_HUGE_HOLES, htmpfs_holes_table),
 	{}
 };
 
@@ -54,6 +62,7 @@ static const struct fs_parameter_spec htmpfs_param_specs[] = {
 #define HTMPFS_SEEN_INODES	BIT(1)
 #define HTMPFS_SEEN_BLOCKS	BIT(2)
 #define HTMPFS_SEEN_INUMS	BIT(3)
+#define HTMPFS_SEEN_HOLES	BIT(4)
 
 /* tmpfs's defaults: half of RAM, and an inode per two pages of it */
 static long htmpfs_default_max_blocks(void)
@@ -170,6 +179,10 @@ static int htmpfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		ctx->opts.inode64 = opt == OPT_INODE64;
 		ctx->seen |= HTMPFS_SEEN_INUMS;
 		break;
+	case OPT_HUGE_HOLES:
+		ctx->opts.holes_free = result.uint_32;
+		ctx->seen |= HTMPFS_SEEN_HOLES;
+		break;
 	}
 	return 0;
 }
@@ -222,6 +235,8 @@ static int htmpfs_show_options(struct seq_file *m, struct dentry *root)
 		seq_printf(m, ",nr_inodes=%ld", READ_ONCE(o->max_inodes));
 	seq_printf(m, ",huge=%s", htmpfs_huge_name(READ_ONCE(o->huge)));
 	seq_printf(m, ",inode%d", READ_ONCE(o->inode64) ? 64 : 32);
+	if (READ_ONCE(o->holes_free))
+		seq_puts(m, ",huge_holes=free");
 	return 0;
 }
 
@@ -240,6 +255,7 @@ static int htmpfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	struct htmpfs_sb_info *sbi;
 	struct inode *root;
 	uuid_t uuid;
+	int err;
 
 	sbi = kzalloc(sizeof(*sbi), GFP_KERNEL);
 	if (!sbi)
@@ -252,6 +268,9 @@ static int htmpfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	sbi->events = alloc_percpu(struct htmpfs_events);
 	if (!sbi->events)
 		return -ENOMEM;
+	err = htmpfs_holes_mount(sbi);
+	if (err)
+		return err;
 
 	sb->s_maxbytes = MAX_LFS_FILESIZE;
 	sb->s_blocksize = PAGE_SIZE;
@@ -322,6 +341,8 @@ static int htmpfs_reconfigure(struct fs_context *fc)
 		WRITE_ONCE(sbi->opts.inode64, ctx->opts.inode64);
 	if (ctx->seen & HTMPFS_SEEN_HUGE)
 		WRITE_ONCE(sbi->opts.huge, ctx->opts.huge);
+	if (ctx->seen & HTMPFS_SEEN_HOLES)
+		WRITE_ONCE(sbi->opts.holes_free, ctx->opts.holes_free);
 	return 0;
 }
 
@@ -363,8 +384,13 @@ static void htmpfs_kill_sb(struct super_block *sb)
 	/* First, as its statistics walk the inodes about to go. */
 	if (sbi && sbi->kobj.state_in_sysfs)	/* fill_super got that far */
 		htmpfs_sysfs_del_sb(sbi);
+	/* Nor may the shrinker look at them. */
+	if (sbi && sbi->holes_shrinker)
+		htmpfs_holes_unmount(sbi);
 	/* Drops the dentries that kept the tree alive, then the inodes. */
 	kill_litter_super(sb);
+	if (sbi && sbi->holes_lru.node)
+		htmpfs_holes_destroy(sbi);
 	if (sbi)
 		free_percpu(sbi->events);
 	kfree(sbi);
@@ -387,9 +413,12 @@ static int __init htmpfs_init(void)
 	err = htmpfs_inode_cache_init();
 	if (err)
 		return err;
-	err = htmpfs_sysfs_init();
+	err = htmpfs_holes_init();
 	if (err)
 		goto out_cache;
+	err = htmpfs_sysfs_init();
+	if (err)
+		goto out_holes;
 	err = register_filesystem(&htmpfs_fs_type);
 	if (err)
 		goto out_sysfs;
@@ -397,6 +426,8 @@ static int __init htmpfs_init(void)
 
 out_sysfs:
 	htmpfs_sysfs_exit();
+out_holes:
+	htmpfs_holes_exit();
 out_cache:
 	htmpfs_inode_cache_destroy();
 	return err;
@@ -406,6 +437,7 @@ static void __exit htmpfs_exit(void)
 {
 	unregister_filesystem(&htmpfs_fs_type);
 	htmpfs_sysfs_exit();
+	htmpfs_holes_exit();
 	htmpfs_inode_cache_destroy();
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * hugetmpfs tracepoints, on the slow paths: making a huge folio (or failing
- * to) and splitting one. Enable with
+ * to), splitting one, and each pass of the hole shrinker. Enable with
  *   echo 1 > /sys/kernel/tracing/events/hugetmpfs/enable
  */
 #undef TRACE_SYSTEM
@@ -48,6 +48,30 @@ TRACE_EVENT(hugetmpfs_split,
 	    TP_printk("dev %d:%d ino %lu index %lu err %d",
 		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino,
 		      __entry->index, __entry->err)
+);
+
+TRACE_EVENT(hugetmpfs_holes_shrink,
+	    TP_PROTO(struct super_block *sb, long asked, long records,
+		     long freed, long moved, long blocks, long skipped),
+	    TP_ARGS(sb, asked, records, freed, moved, blocks, skipped),
+	    TP_STRUCT__entry(__field(dev_t, dev)
+			     __field(long, asked)
+			     __field(long, records)
+			     __field(long, freed)
+			     __field(long, moved)
+			     __field(long, blocks)
+			     __field(long, skipped)),
+	    TP_fast_assign(__entry->dev = sb->s_dev;
+			   __entry->asked = asked;
+			   __entry->records = records;
+			   __entry->freed = freed;
+			   __entry->moved = moved;
+			   __entry->blocks = blocks;
+			   __entry->skipped = skipped;),
+	    TP_printk("dev %d:%d asked %ld folios %ld holes freed %ld pages moved %ld blocks returned %ld skipped %ld",
+		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->asked,
+		      __entry->records, __entry->freed, __entry->moved,
+		      __entry->blocks, __entry->skipped)
 );
 
 #endif /* _HUGETMPFS_TRACE_H */

@@ -10,7 +10,8 @@
 #   --fstests TARBALL   the fstests build, for t-fstests.sh's short subset
 #   --suite soak        the long soak (tests/soak-*, make soak) instead of
 #                       the tests (tests/t-*); SOAK_OPS, SOAK_REF_OPS,
-#                       SOAK_SEED and SOAK_MINUTES pass through to it
+#                       SOAK_SEED, SOAK_MINUTES, SOAK_MODES and
+#                       SOAK_REF_MODES pass through to it
 #   T='glob'            run only tests whose names match (e.g. T='t-io*')
 #   HUGETMPFS_TIMEOUT   whole-guest timeout in seconds (default 2400)
 #   HUGETMPFS_TIMEOUT_SCALE  multiplies every test's timeout and the guest's
@@ -61,11 +62,20 @@ case $suite in
 t|soak) ;;
 *) echo "check: unknown suite '$suite'" >&2; exit 2 ;;
 esac
-# Only digits reach the guest's command line.
+# Only digits, and policy names separated by spaces, reach the guest's
+# command line.
 for v in SOAK_OPS SOAK_REF_OPS SOAK_SEED SOAK_MINUTES; do
 	case ${!v:-} in
 	*[!0-9]*) echo "check: $v must be a number" >&2; exit 2 ;;
 	esac
+done
+for v in SOAK_MODES SOAK_REF_MODES; do
+	for m in ${!v:-}; do
+		case $m in
+		always|within_size|advise|never) ;;
+		*) echo "check: $v: '$m' is not a huge= policy" >&2; exit 2 ;;
+		esac
+	done
 done
 
 scale=${HUGETMPFS_TIMEOUT_SCALE:-1}
@@ -79,8 +89,8 @@ rc=0
 	--timeout "$(( ${HUGETMPFS_TIMEOUT:-2400} * scale ))" \
 	--cmd "T='${T:-*}' SUITE=$suite TIMEOUT_SCALE=$scale \
 SOAK_OPS=${SOAK_OPS:-} SOAK_REF_OPS=${SOAK_REF_OPS:-} SOAK_SEED=${SOAK_SEED:-} \
-SOAK_MINUTES=${SOAK_MINUTES:-} \
-/payload/tests/run-tests" || rc=$?
+SOAK_MINUTES=${SOAK_MINUTES:-} SOAK_MODES='${SOAK_MODES:-}' \
+${SOAK_REF_MODES+SOAK_REF_MODES='$SOAK_REF_MODES'} /payload/tests/run-tests" || rc=$?
 
 passed=0 failed=0
 if [ -f "$out/result/results.tap" ]; then

@@ -9,7 +9,9 @@
 # (pressure changes timing, not the operations). A failure on tmpfs is
 # reported as the reference's, not counted: it is a kernel matter, and the
 # same seed then tells whether hugetmpfs shares it. SOAK_REF_OPS sets the
-# tmpfs runs' length (default SOAK_OPS).
+# tmpfs runs' length (default SOAK_OPS). SOAK_MODES lists the hugetmpfs
+# policies to run, in order, repeats allowed (each run takes the next seed);
+# SOAK_REF_MODES the tmpfs ones (empty: none).
 # timeout: 36000
 set -u
 cd "$HT_MNT" || exit 2
@@ -43,14 +45,14 @@ run() {
 	seed=$((seed + 1))
 }
 
-for mode in always within_size advise never; do
+for mode in ${SOAK_MODES:-always within_size advise never}; do
 	mount -o remount,huge=$mode . || exit 2
 	run "hugetmpfs huge=$mode" . "$ops" 1
 done
 
 t=/mnt/t-soak-tmpfs
 mkdir -p $t
-for mode in always within_size; do
+for mode in ${SOAK_REF_MODES-always within_size}; do
 	mount -t tmpfs -o huge=$mode tmpfs $t || exit 2
 	run "tmpfs huge=$mode" $t "$ref_ops" 0
 	umount $t
