@@ -1,7 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make soak: the hole shrinker against fsx, appenders and readers
-# (tests/t-holes-race.sh) for SOAK_MINUTES (default 5) instead of seconds.
+# make soak: the hole shrinker at the sizes of its issue (t-holes: 10,000
+# files of 4 KiB; size=64m and memory.max=256M filled with 4 KiB files),
+# then against fsx, appenders and readers (t-holes-race.sh) for
+# SOAK_MINUTES (default 5).
 # timeout: 36000
+set -u
+here=$(dirname "$0")
+rc=0
+HOLES_FILES=10000 HOLES_SIZE_MB=64 HOLES_SIZE_FILE_KB=4 HOLES_MEMCG_MB=256 \
+	HOLES_MEMCG_FILE_KB=4 "$here/t-holes" || rc=1
 RACE_SECONDS=$(( ${SOAK_MINUTES:-5} * 60 )) FSX_SEED=${SOAK_SEED:-7} \
-	exec "$(dirname "$0")/t-holes-race.sh"
+	"$here/t-holes-race.sh" || rc=1
+exit $rc

@@ -35,7 +35,28 @@
 #define KB 1024L
 #define MB (1024 * KB)
 #define HUGE (2 * MB)
-#define NFILES 256
+/*
+ * Sizes, which make soak raises to the issue's (HOLES_FILES=10000,
+ * HOLES_SIZE_MB=64 HOLES_SIZE_FILE_KB=4, HOLES_MEMCG_MB=256
+ * HOLES_MEMCG_FILE_KB=4): make check keeps them small for time.
+ */
+static long nfiles = 256;
+static long size_mb = 16, size_file_kb = 64;
+static long memcg_mb = 8, memcg_file_kb = 64;
+#define NFILES nfiles
+
+static void sizes_from_env(void)
+{
+	const char *names[] = { "HOLES_FILES", "HOLES_SIZE_MB",
+				"HOLES_SIZE_FILE_KB", "HOLES_MEMCG_MB",
+				"HOLES_MEMCG_FILE_KB" };
+	long *vals[] = { &nfiles, &size_mb, &size_file_kb, &memcg_mb,
+			 &memcg_file_kb };
+
+	for (int i = 0; i < 5; i++)
+		if (getenv(names[i]) && atol(getenv(names[i])) > 0)
+			*vals[i] = atol(getenv(names[i]));
+}
 
 static char sysdir[128];	/* empty on tmpfs */
 
@@ -127,49 +148,55 @@ static void small_files(void)
 {
 	long shmem0 = meminfo_kb("Shmem"), holes0 = st("free_hole_bytes");
 	long blocks0 = st("holes_blocks_returned"), moved0 = st("holes_moved");
-	long grown, left;
+	long freed0 = st("holes_freed"), grown, left, made;
+	/* More than fits at once: pressure frees holes as they are made. */
+	int exact = NFILES <= 1024;
 	char name[32];
 	int fd, bad = 0;
 
 	MUST(mkdir("small", 0755));
-	for (int i = 0; i < NFILES; i++) {
-		snprintf(name, sizeof(name), "small/%d", i);
+	for (long i = 0; i < NFILES; i++) {
+		snprintf(name, sizeof(name), "small/%ld", i);
 		fd = MUST(open(name, O_RDWR | O_CREAT, 0644));
 		put(fd, i, 0, 4 * KB);
 		close(fd);
 	}
 	grown = meminfo_kb("Shmem") - shmem0;
+	/* Holes made: those still there and those already freed. */
+	made = st("free_hole_bytes") - holes0 +
+	       (st("holes_freed") - freed0) * 4 * KB;
 	if (is_htmpfs())
-		CHECK(st("free_hole_bytes") - holes0 == NFILES * (HUGE - 4 * KB),
-		      "free_hole_bytes %ld for %d 4 KiB files",
-		      st("free_hole_bytes") - holes0, NFILES);
+		CHECK(made == NFILES * (HUGE - 4 * KB),
+		      "%ld bytes of holes for %ld 4 KiB files", made, NFILES);
 	shrink();
 	left = meminfo_kb("Shmem") - shmem0;
-	printf("%s: %d files of 4 KiB: Shmem +%ld kB, after the shrink +%ld kB (%.2f x the data)\n",
+	printf("%s: %ld files of 4 KiB: Shmem +%ld kB, after the shrink +%ld kB (%.2f x the data)\n",
 	       tap_fs, NFILES, grown, left, left / (NFILES * 4.0));
 	CHECK(left <= NFILES * 4 * 105 / 100 + 256,
-	      "Shmem +%ld kB for %d kB of data after the shrink", left,
+	      "Shmem +%ld kB for %ld kB of data after the shrink", left,
 	      NFILES * 4);
 	if (is_htmpfs()) {
 		CHECK(st("free_hole_bytes") == 0, "free_hole_bytes %ld",
 		      st("free_hole_bytes"));
-		CHECK(st("holes_blocks_returned") - blocks0 == NFILES,
+		/* A sweep that met a busy page leaves a second to finish. */
+		CHECK(exact ? st("holes_blocks_returned") - blocks0 == NFILES :
+		      st("holes_blocks_returned") - blocks0 >= NFILES * 99 / 100,
 		      "%ld blocks returned", st("holes_blocks_returned") - blocks0);
 		CHECK(st("holes_moved") - moved0 == NFILES, "%ld pages moved",
 		      st("holes_moved") - moved0);
 		CHECK(st("used_bytes") == NFILES * 4 * KB, "used_bytes %ld",
 		      st("used_bytes"));
 	}
-	for (int i = 0; i < NFILES; i++) {
-		snprintf(name, sizeof(name), "small/%d", i);
+	for (long i = 0; i < NFILES; i++) {
+		snprintf(name, sizeof(name), "small/%ld", i);
 		fd = MUST(open(name, O_RDONLY));
 		bad += !same(fd, i, 0, 4 * KB) || blocks_kb(fd) != 4;
 		close(fd);
 	}
-	CHECK(bad == 0, "%d of %d files changed or hold more than 4 KiB", bad,
+	CHECK(bad == 0, "%d of %ld files changed or hold more than 4 KiB", bad,
 	      NFILES);
-	for (int i = 0; i < NFILES; i++) {
-		snprintf(name, sizeof(name), "small/%d", i);
+	for (long i = 0; i < NFILES; i++) {
+		snprintf(name, sizeof(name), "small/%ld", i);
 		MUST(unlink(name));
 	}
 	MUST(rmdir("small"));
@@ -384,35 +411,40 @@ static int files_same(const char *dir, long size, long n)
 }
 
 /*
- * size= full of holes: files of 64 KiB, each first given a huge folio, fill
- * it with data before ENOSPC (without the shrinker: 8 files).
+ * size= full of holes: small files, each first given a huge folio, fill it
+ * with data before ENOSPC (without the shrinker: one file per 2 MiB).
  */
 static void size_limit(void)
 {
 	const char *dir = "/mnt/t-holes-size";
-	long limit = 16 * MB, size = 64 * KB, n;
+	long limit = size_mb * MB, size = size_file_kb * KB, n;
+	char opts[64];
 	int err;
 
 	mkdir(dir, 0755);
-	MUST(mount("none", dir, "hugetmpfs", 0, "size=16m,huge=always"));
+	snprintf(opts, sizeof(opts), "size=%ldm,huge=always", size_mb);
+	MUST(mount("none", dir, "hugetmpfs", 0, opts));
 	n = fill_files(dir, size, 2 * limit / size, &err);
-	printf("size=16m: %ld files of 64 KiB before %s\n", n, strerror(err));
+	printf("size=%ldm: %ld files of %ld KiB before %s\n", size_mb, n,
+	       size_file_kb, strerror(err));
 	CHECK(err == ENOSPC, "stopped by %s", strerror(err));
-	CHECK(n * size >= limit - 4 * size, "only %ld KiB of data in 16 MiB",
-	      n * size / KB);
+	CHECK(n * size >= limit * 15 / 16, "only %ld KiB of data in %ld MiB",
+	      n * size / KB, size_mb);
 	CHECK(files_same(dir, size, n), "data changed");
 	MUST(umount(dir));
 }
 
 /*
  * A memory cgroup whose limit is full of holes reclaims them, not the
- * writer: files of 64 KiB fill 6 MiB of an 8 MiB memory.max, the rest being
- * the writer's own (without the shrinker it is OOM-killed after 3 files).
+ * writer: small files fill 3/4 of memory.max (8 MiB: the rest is the
+ * writer's own; 15/16 from 256 MiB), where without the shrinker it is
+ * OOM-killed after one file per 2 MiB.
  */
 static void memcg(void)
 {
 	const char *cg = "/sys/fs/cgroup/t-holes", *dir = "/mnt/t-holes-memcg";
-	long limit = 8 * MB, size = 64 * KB, want = 6 * MB, n = 0;
+	long limit = memcg_mb * MB, size = memcg_file_kb * KB, n = 0;
+	long want = limit * (memcg_mb >= 64 ? 15 : 12) / 16;
 	char path[128], buf[32];
 	int pfd[2], status, err;
 	pid_t pid;
@@ -441,12 +473,14 @@ static void memcg(void)
 	close(pfd[0]);
 	MUST(waitpid(pid, &status, 0));
 	snprintf(path, sizeof(path), "%s/memory.peak", cg);
-	printf("memory.max=8M: %ld files of 64 KiB, memory.peak %ld, writer %s %d\n",
-	       n, read_long(path), WIFSIGNALED(status) ? "killed by signal" :
+	printf("memory.max=%ldM: %ld files of %ld KiB, memory.peak %ld, writer %s %d\n",
+	       memcg_mb, n, memcg_file_kb, read_long(path),
+	       WIFSIGNALED(status) ? "killed by signal" :
 	       "exit", WIFSIGNALED(status) ? WTERMSIG(status) :
 	       WEXITSTATUS(status));
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
-	      n * size >= want, "%ld KiB written in 8 MiB", n * size / KB);
+	      n * size >= want, "%ld KiB written in %ld MiB", n * size / KB,
+	      memcg_mb);
 	CHECK(files_same(dir, size, n > 0 ? n : 0), "data changed");
 	MUST(umount(dir));
 	MUST(rmdir(cg));
@@ -519,6 +553,7 @@ static void bad_input(void)
 
 int main(void)
 {
+	sizes_from_env();
 	MUST(mount(NULL, ".", NULL, MS_REMOUNT, "huge=always"));
 	mount_sysdir(".", sysdir, sizeof(sysdir));
 	bad_input();
