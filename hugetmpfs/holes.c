@@ -17,14 +17,16 @@
  * whole order-9 block goes back to the buddy allocator rather than staying
  * pinned by a few pages. Busy folios are skipped, never waited on.
  *
- * A shared writable mapping can change a page without telling us: ranges
- * mapped so are flagged before the mapping is made, and their holes are read
- * for data (under the page's lock, unmapped, so nothing can write meanwhile)
- * before any is freed.
+ * A shared writable mapping can change a page without telling us: once a
+ * file has been mapped so, its records are flagged (those made later too),
+ * and their holes are read for data (under the page's lock, unmapped, so
+ * nothing can write meanwhile) before any is freed.
  *
  * Locking: a record is reached through its inode's holes xarray, whose lock
  * also guards the record; its bits change with the page's folio locked too,
  * so that a locked, unmapped page's bit cannot change under the shrinker.
+ * A record replaces a stale one at the same index, so whoever works on a
+ * record without the lock checks its generation before changing it again.
  * The list_lru lock nests inside the xarray lock.
  */
 #include <linux/highmem.h>
@@ -46,18 +48,23 @@
  * struct htmpfs_holes - what one huge folio holds
  * @lru: on the mount's holes_lru while the record has holes
  * @inode: the file
+ * @memcg: the folio's memory cgroup, whose list @lru is on (referenced)
+ * @nid: the folio's node, ditto
+ * @gen: which record of its inode this is
  * @index: the folio's first page
  * @nr_used: pages holding data
  * @nr_holes: pages holding no data still in memory: all the others while
  *	the folio is whole; once split, those a sweep had to leave
- * @mapped_w: has been mapped shared and writable: its holes must be read
- *	before they are freed (never cleared: once split, a page can be mapped,
- *	written and unmapped between a check and the page's sweep)
+ * @mapped_w: its file has been mapped shared and writable: holes must be
+ *	read before they are freed
  * @used: which pages hold data
  */
 struct htmpfs_holes {
 	struct list_head lru;
 	struct inode *inode;
+	struct mem_cgroup *memcg;
+	int nid;
+	unsigned int gen;
 	pgoff_t index;
 	unsigned int nr_used;
 	unsigned int nr_holes;
@@ -72,6 +79,7 @@ static struct kmem_cache *htmpfs_holes_cachep;
 
 struct htmpfs_holes_batch {
 	int nr;
+	bool defer_iput;	/* in reclaim: no inode eviction here */
 	struct {
 		struct inode *inode;
 		pgoff_t index;
@@ -95,14 +103,32 @@ static struct htmpfs_holes *htmpfs_holes_find(struct inode *inode,
 	return xa_load(&HTMPFS_I(inode)->holes, index >> HPAGE_PMD_ORDER);
 }
 
+/* The record at @index if it is still generation @gen; xarray lock held. */
+static struct htmpfs_holes *htmpfs_holes_find_gen(struct inode *inode,
+						  pgoff_t index,
+						  unsigned int gen)
+{
+	struct htmpfs_holes *h = htmpfs_holes_find(inode, index);
+
+	return h && h->gen == gen ? h : NULL;
+}
+
+static void htmpfs_holes_free_rec(struct htmpfs_holes *h)
+{
+	if (h->memcg)
+		css_put(&h->memcg->css);
+	kmem_cache_free(htmpfs_holes_cachep, h);
+}
+
 /* Forget a record; xarray lock held. */
 static void htmpfs_holes_forget(struct inode *inode, struct htmpfs_holes *h)
 {
 	__xa_erase(&HTMPFS_I(inode)->holes, h->index >> HPAGE_PMD_ORDER);
-	list_lru_del_obj(&HTMPFS_SB(inode->i_sb)->holes_lru, &h->lru);
+	list_lru_del(&HTMPFS_SB(inode->i_sb)->holes_lru, &h->lru, h->nid,
+		     h->memcg);
 	htmpfs_level_add(HTMPFS_SB(inode->i_sb), HTMPFS_LEVEL_HOLES,
 			 -(long)h->nr_holes);
-	kmem_cache_free(htmpfs_holes_cachep, h);
+	htmpfs_holes_free_rec(h);
 }
 
 /* Pages [@first, @last] of @h hold data now; xarray lock held. */
@@ -129,7 +155,7 @@ static void htmpfs_holes_set(struct inode *inode, struct htmpfs_holes *h,
  * @folio: the folio, locked, charged, not yet in the page cache
  *
  * The record is charged to the folio's memory cgroup and waits on that
- * cgroup's list, so that its own reclaim finds it.
+ * cgroup's list for the folio's node, so that their reclaim finds it.
  *
  * Return: the record, or NULL without memory (the caller then makes no huge
  * folio: one whose holes could never be given back is not worth it).
@@ -148,6 +174,11 @@ struct htmpfs_holes *htmpfs_holes_new(struct inode *inode, struct folio *folio)
 		return NULL;
 	INIT_LIST_HEAD(&h->lru);
 	h->inode = inode;
+	/* Its list was made for it by kmem_cache_alloc_lru(). */
+	h->memcg = folio_memcg(folio);
+	if (h->memcg)
+		css_get(&h->memcg->css);
+	h->nid = folio_nid(folio);
 	h->nr_used = 0;
 	h->nr_holes = HPAGE_PMD_NR;
 	h->mapped_w = false;
@@ -166,11 +197,14 @@ struct htmpfs_holes *htmpfs_holes_new(struct inode *inode, struct folio *folio)
 int htmpfs_holes_add(struct inode *inode, struct folio *folio,
 		     struct htmpfs_holes *h)
 {
-	struct xarray *xa = &HTMPFS_I(inode)->holes;
+	struct htmpfs_inode_info *info = HTMPFS_I(inode);
+	struct xarray *xa = &info->holes;
 	struct htmpfs_holes *old;
 
 	h->index = folio->index;
 	xa_lock(xa);
+	h->gen = ++info->holes_gen;
+	h->mapped_w = info->holes_mapped_w;
 	/* One left from a range emptied under it is stale: replace it. */
 	old = htmpfs_holes_find(inode, h->index);
 	if (old)
@@ -178,10 +212,11 @@ int htmpfs_holes_add(struct inode *inode, struct folio *folio,
 	old = __xa_store(xa, h->index >> HPAGE_PMD_ORDER, h, GFP_KERNEL);
 	if (xa_is_err(old)) {
 		xa_unlock(xa);
-		kmem_cache_free(htmpfs_holes_cachep, h);
+		htmpfs_holes_free_rec(h);
 		return xa_err(old);
 	}
-	list_lru_add_obj(&HTMPFS_SB(inode->i_sb)->holes_lru, &h->lru);
+	list_lru_add(&HTMPFS_SB(inode->i_sb)->holes_lru, &h->lru, h->nid,
+		     h->memcg);
 	htmpfs_level_add(HTMPFS_SB(inode->i_sb), HTMPFS_LEVEL_HOLES,
 			 HPAGE_PMD_NR);
 	xa_unlock(xa);
@@ -195,7 +230,7 @@ int htmpfs_holes_add(struct inode *inode, struct folio *folio,
 void htmpfs_holes_free_new(struct htmpfs_holes *h)
 {
 	if (h)
-		kmem_cache_free(htmpfs_holes_cachep, h);
+		htmpfs_holes_free_rec(h);
 }
 
 /**
@@ -227,30 +262,27 @@ void htmpfs_holes_fill(struct inode *inode, struct folio *folio, loff_t start,
 }
 
 /**
- * htmpfs_holes_mapped - pages are about to be mapped
- * @vma: the mapping
- * @start: first page index
- * @end: last page index
+ * htmpfs_holes_mmap - a file is being mapped
+ * @vma: the new mapping
  *
  * A shared mapping that may be written changes pages without telling us:
- * flag the ranges, so that their holes are checked for data before freeing.
+ * from now on the file's holes are read for data before they are freed.
+ * Under the xarray lock, so that a record is flagged when made or here.
  */
-void htmpfs_holes_mapped(struct vm_area_struct *vma, pgoff_t start,
-			 pgoff_t end)
+void htmpfs_holes_mmap(struct vm_area_struct *vma)
 {
-	struct inode *inode = file_inode(vma->vm_file);
-	struct xarray *xa = &HTMPFS_I(inode)->holes;
+	struct htmpfs_inode_info *info = HTMPFS_I(file_inode(vma->vm_file));
 	struct htmpfs_holes *h;
 	unsigned long i;
 
 	if ((vma->vm_flags & (VM_SHARED | VM_MAYWRITE)) !=
-	    (VM_SHARED | VM_MAYWRITE) || xa_empty(xa))
+	    (VM_SHARED | VM_MAYWRITE) || READ_ONCE(info->holes_mapped_w))
 		return;
-	xa_lock(xa);
-	xa_for_each_range(xa, i, h, start >> HPAGE_PMD_ORDER,
-			  end >> HPAGE_PMD_ORDER)
+	xa_lock(&info->holes);
+	info->holes_mapped_w = true;
+	xa_for_each(&info->holes, i, h)
 		h->mapped_w = true;
-	xa_unlock(xa);
+	xa_unlock(&info->holes);
 }
 
 /* Does page @page, unmapped and locked, hold anything but zeroes? */
@@ -264,36 +296,41 @@ static bool htmpfs_page_has_data(struct page *page)
 }
 
 /*
- * Before freeing anything of a huge folio (locked, unmapped): if it was
- * mapped shared and writable, mark the holes that hold data after all.
- * Return the pages holding data, or -1 without a record. While the folio is
- * locked and whole, only this caller can free its record.
+ * Before freeing anything of a huge folio (locked, unmapped) whose record
+ * is generation @gen: if its file was mapped shared and writable, mark the
+ * holes that hold data after all. Return the pages holding data, or -1
+ * without the record.
  */
-static int htmpfs_holes_settle(struct inode *inode, struct folio *folio)
+static int htmpfs_holes_settle(struct inode *inode, struct folio *folio,
+			       unsigned int gen)
 {
 	struct xarray *xa = &HTMPFS_I(inode)->holes;
 	struct htmpfs_holes *h;
 	int i, used = -1;
-	bool check;
+	bool check, hole;
 
 	xa_lock(xa);
-	h = htmpfs_holes_find(inode, folio->index);
+	h = htmpfs_holes_find_gen(inode, folio->index, gen);
 	check = h && h->mapped_w;
 	xa_unlock(xa);
 	/* Unmapped and locked: no byte or bit of it changes meanwhile. */
 	for (i = 0; check && i < HPAGE_PMD_NR; i++) {
-		if (test_bit(i, h->used) ||
-		    !htmpfs_page_has_data(folio_page(folio, i)))
+		xa_lock(xa);
+		h = htmpfs_holes_find_gen(inode, folio->index, gen);
+		hole = h && !test_bit(i, h->used);
+		xa_unlock(xa);
+		if (!h)
+			return -1;
+		if (!hole || !htmpfs_page_has_data(folio_page(folio, i)))
 			continue;
 		xa_lock(xa);
-		used = h->nr_used + 1;
-		htmpfs_holes_set(inode, h, i, i);
+		h = htmpfs_holes_find_gen(inode, folio->index, gen);
+		if (h)
+			htmpfs_holes_set(inode, h, i, i);
 		xa_unlock(xa);
-		if (used == HPAGE_PMD_NR)	/* the record is gone */
-			return used;
 	}
 	xa_lock(xa);
-	h = htmpfs_holes_find(inode, folio->index);
+	h = htmpfs_holes_find_gen(inode, folio->index, gen);
 	if (h)
 		used = h->nr_used;
 	xa_unlock(xa);
@@ -335,8 +372,9 @@ static bool htmpfs_holes_is_hole(struct inode *inode, struct folio *folio,
 static bool htmpfs_spares_get(struct address_space *mapping,
 			      struct list_head *spares, int n)
 {
+	/* Not from the reserves that reclaim may dip into: it is an extra. */
 	gfp_t gfp = (mapping_gfp_mask(mapping) & ~__GFP_RECLAIM) |
-		    __GFP_NOWARN;
+		    __GFP_NOMEMALLOC | __GFP_NOWARN;
 	struct folio *folio;
 
 	while (n--) {
@@ -403,6 +441,11 @@ static enum htmpfs_swept htmpfs_holes_sweep_page(struct inode *inode,
 
 	if (folio->mapping != mapping)
 		return HTMPFS_SWEPT_GONE;
+	/* Never read a poisoned page: it stays, as memory errors do. */
+	if (PageHWPoison(&folio->page)) {
+		p->busy++;
+		return HTMPFS_SWEPT_DATA;
+	}
 	hole = htmpfs_holes_is_hole(inode, folio, folio->index, !mapped);
 	kept = hole ? HTMPFS_SWEPT_HOLE : HTMPFS_SWEPT_DATA;
 	if (mapped) {
@@ -410,7 +453,7 @@ static enum htmpfs_swept htmpfs_holes_sweep_page(struct inode *inode,
 		return kept;
 	}
 	/* The page cache's reference and ours, nobody else's. */
-	if (folio_ref_count(folio) != 2 || PageHWPoison(&folio->page)) {
+	if (folio_ref_count(folio) != 2) {
 		p->busy++;
 		return kept;
 	}
@@ -433,13 +476,15 @@ static enum htmpfs_swept htmpfs_holes_sweep_page(struct inode *inode,
 }
 
 /*
- * Sweep the pages of a record's range, no longer one folio; @head, if not
- * NULL, is its first page, locked and with a reference. Data pages move
- * into @spares if given. Then forget the record, unless holes had to stay:
- * it then counts those, to try again. Return how many pages left the block.
+ * Sweep the pages of the range of record generation @gen, no longer one
+ * folio; @head, if not NULL, is its first page, locked and with a
+ * reference. Data pages move into @spares if given. Then forget the record,
+ * unless holes had to stay: it then counts those, to try again. Return how
+ * many pages left the block.
  */
 static int htmpfs_holes_sweep(struct inode *inode, struct folio *head,
-			      pgoff_t index, struct list_head *spares,
+			      pgoff_t index, unsigned int gen,
+			      struct list_head *spares,
 			      struct htmpfs_holes_pass *p)
 {
 	struct xarray *xa = &HTMPFS_I(inode)->holes;
@@ -474,8 +519,9 @@ static int htmpfs_holes_sweep(struct inode *inode, struct folio *head,
 			cond_resched();
 	}
 
+	/* A new record may have replaced ours meanwhile: not ours to touch. */
 	xa_lock(xa);
-	h = htmpfs_holes_find(inode, index);
+	h = htmpfs_holes_find_gen(inode, index, gen);
 	if (h && !kept) {
 		htmpfs_holes_forget(inode, h);
 	} else if (h) {
@@ -497,7 +543,8 @@ static int htmpfs_holes_sweep(struct inode *inode, struct folio *head,
  * no record) after all.
  */
 static int htmpfs_holes_split(struct inode *inode, struct folio *folio,
-			      struct list_head *spares, bool *migrate)
+			      unsigned int gen, struct list_head *spares,
+			      bool *migrate)
 {
 	struct htmpfs_sb_info *sbi = HTMPFS_SB(inode->i_sb);
 	int used, err;
@@ -511,7 +558,7 @@ static int htmpfs_holes_split(struct inode *inode, struct folio *folio,
 	if (folio_ref_count(folio) != folio_nr_pages(folio) + 1 ||
 	    folio_test_writeback(folio) || htmpfs_folio_poisoned(folio))
 		return -EAGAIN;
-	used = htmpfs_holes_settle(inode, folio);
+	used = htmpfs_holes_settle(inode, folio, gen);
 	if (used < 0 || used == HPAGE_PMD_NR)
 		return -ENOENT;
 	*migrate = used <= READ_ONCE(sbi->holes_migrate_max) &&
@@ -536,12 +583,19 @@ static int htmpfs_holes_split(struct inode *inode, struct folio *folio,
 static bool htmpfs_holes_shrink_one(struct inode *inode, pgoff_t index,
 				    struct htmpfs_holes_pass *p)
 {
+	struct xarray *xa = &HTMPFS_I(inode)->holes;
+	struct htmpfs_holes *h;
 	struct folio *folio;
 	bool migrate = false;
+	unsigned int gen;
 	LIST_HEAD(spares);
 	int split = 0, gone;
 
-	if (!htmpfs_holes_find(inode, index))
+	xa_lock(xa);
+	h = htmpfs_holes_find(inode, index);
+	gen = h ? h->gen : 0;
+	xa_unlock(xa);
+	if (!h)
 		return false;		/* freed meanwhile */
 	folio = filemap_get_folio(inode->i_mapping, index);
 	if (IS_ERR(folio)) {
@@ -556,7 +610,8 @@ static bool htmpfs_holes_shrink_one(struct inode *inode, pgoff_t index,
 		      folio->index != index))
 		split = -EAGAIN;
 	else if (folio)
-		split = htmpfs_holes_split(inode, folio, &spares, &migrate);
+		split = htmpfs_holes_split(inode, folio, gen, &spares,
+					   &migrate);
 	if (split < 0) {
 		p->mapped += split == -EBUSY;
 		p->busy += split == -EAGAIN && folio->mapping;
@@ -566,7 +621,7 @@ static bool htmpfs_holes_shrink_one(struct inode *inode, pgoff_t index,
 	}
 
 	/* The range is in small pages now, split here or by someone else. */
-	gone = htmpfs_holes_sweep(inode, folio, index,
+	gone = htmpfs_holes_sweep(inode, folio, index, gen,
 				  migrate ? &spares : NULL, p);
 	htmpfs_spares_put(&spares);
 	if (split && migrate && gone == HPAGE_PMD_NR)
@@ -588,9 +643,14 @@ static enum lru_status htmpfs_holes_isolate(struct list_head *item,
 	struct htmpfs_holes *h = container_of(item, struct htmpfs_holes, lru);
 	struct htmpfs_holes_batch *b = arg;
 	struct inode *inode = h->inode;
+	int i;
 
 	if (b->nr == HTMPFS_HOLES_BATCH)
 		return LRU_STOP;
+	/* Rotated to the tail, a record may come round again in one walk. */
+	for (i = 0; i < b->nr; i++)
+		if (b->e[i].inode == inode && b->e[i].index == h->index)
+			return LRU_SKIP;
 	/* i_lock ranks above list locks elsewhere (the inode LRU): try it. */
 	if (!spin_trylock(&inode->i_lock))
 		return LRU_SKIP;
@@ -606,6 +666,34 @@ static enum lru_status htmpfs_holes_isolate(struct list_head *item,
 	return LRU_ROTATE;
 }
 
+/*
+ * Let go of an inode taken from the list. In reclaim the last reference is
+ * left to a worker: evicting a file waits for folio locks, which whoever
+ * is reclaiming may hold.
+ */
+static void htmpfs_holes_iput(struct inode *inode, bool defer)
+{
+	struct htmpfs_sb_info *sbi = HTMPFS_SB(inode->i_sb);
+
+	if (!defer)
+		iput(inode);
+	else if (atomic_add_unless(&inode->i_count, -1, 1))
+		return;		/* not the last: dropped */
+	else if (llist_add(&HTMPFS_I(inode)->holes_iput, &sbi->holes_iputs))
+		queue_work(system_unbound_wq, &sbi->holes_iput_work);
+}
+
+static void htmpfs_holes_iput_work(struct work_struct *work)
+{
+	struct htmpfs_sb_info *sbi = container_of(work, struct htmpfs_sb_info,
+						  holes_iput_work);
+	struct llist_node *list = llist_del_all(&sbi->holes_iputs);
+	struct htmpfs_inode_info *info, *next;
+
+	llist_for_each_entry_safe(info, next, list, holes_iput)
+		iput(&info->vfs_inode);
+}
+
 /* Free the holes of a batch of records, and let go of their inodes. */
 static void htmpfs_holes_shrink_batch(struct htmpfs_holes_batch *b,
 				      struct htmpfs_holes_pass *p)
@@ -615,7 +703,7 @@ static void htmpfs_holes_shrink_batch(struct htmpfs_holes_batch *b,
 	for (i = 0; i < b->nr; i++) {
 		if (htmpfs_holes_shrink_one(b->e[i].inode, b->e[i].index, p))
 			p->records++;
-		iput(b->e[i].inode);
+		htmpfs_holes_iput(b->e[i].inode, b->defer_iput);
 	}
 	b->nr = 0;
 }
@@ -653,9 +741,12 @@ static unsigned long htmpfs_holes_scan(struct shrinker *shrink,
 	/* Splitting takes mm locks a caller without __GFP_FS may hold. */
 	if (!(sc->gfp_mask & __GFP_FS))
 		return SHRINK_STOP;
+	b.defer_iput = true;
 	while (sc->nr_to_scan) {
-		unsigned long walk = min_t(unsigned long, sc->nr_to_scan,
-					   HTMPFS_HOLES_BATCH);
+		unsigned long walk = min3(sc->nr_to_scan,
+					  (unsigned long)HTMPFS_HOLES_BATCH,
+					  list_lru_shrink_count(&sbi->holes_lru,
+								sc));
 		unsigned long left = walk;
 		int taken;
 
@@ -692,10 +783,12 @@ long htmpfs_holes_reclaim(struct htmpfs_sb_info *sbi, long pages)
 	unsigned long walk;
 	int nid;
 
+	b.defer_iput = false;
 	while (p.freed + p.moved < pages && tries > 0) {
 		b.nr = 0;
-		for_each_node_state(nid, N_NORMAL_MEMORY) {
-			walk = HTMPFS_HOLES_BATCH - b.nr;
+		for_each_node_state(nid, N_MEMORY) {
+			walk = min_t(unsigned long, HTMPFS_HOLES_BATCH - b.nr,
+				     list_lru_count_node(&sbi->holes_lru, nid));
 			list_lru_walk_node(&sbi->holes_lru, nid,
 					   htmpfs_holes_isolate, &b, &walk);
 			if (b.nr == HTMPFS_HOLES_BATCH)
@@ -726,6 +819,7 @@ void htmpfs_holes_punched(struct inode *inode, loff_t lo, loff_t hi)
 	struct htmpfs_holes_pass p = {};
 	struct htmpfs_holes *h;
 	struct folio *folio;
+	unsigned int gen;
 	unsigned long i;
 	pgoff_t index, a, b;
 
@@ -734,6 +828,12 @@ void htmpfs_holes_punched(struct inode *inode, loff_t lo, loff_t hi)
 	xa_for_each_range(xa, i, h, first >> HPAGE_PMD_ORDER,
 			  last >> HPAGE_PMD_ORDER) {
 		index = i << HPAGE_PMD_ORDER;
+		xa_lock(xa);
+		h = htmpfs_holes_find(inode, index);
+		gen = h ? h->gen : 0;
+		xa_unlock(xa);
+		if (!h)
+			continue;
 		folio = filemap_lock_folio(inode->i_mapping, index);
 		if (IS_ERR(folio)) {
 			folio = NULL;
@@ -743,7 +843,7 @@ void htmpfs_holes_punched(struct inode *inode, loff_t lo, loff_t hi)
 			b = min_t(pgoff_t, last, index + HPAGE_PMD_NR - 1) -
 			    index;
 			xa_lock(xa);
-			h = htmpfs_holes_find(inode, index);
+			h = htmpfs_holes_find_gen(inode, index, gen);
 			for (; h && a <= b; a++) {
 				if (__test_and_clear_bit(a, h->used)) {
 					h->nr_used--;
@@ -757,7 +857,7 @@ void htmpfs_holes_punched(struct inode *inode, loff_t lo, loff_t hi)
 			folio_put(folio);
 			continue;
 		}
-		htmpfs_holes_sweep(inode, folio, index, NULL, &p);
+		htmpfs_holes_sweep(inode, folio, index, gen, NULL, &p);
 	}
 	if (p.freed)
 		htmpfs_holes_account(HTMPFS_SB(inode->i_sb), 0, &p);
@@ -813,6 +913,8 @@ int htmpfs_holes_mount(struct htmpfs_sb_info *sbi)
 	int err;
 
 	sbi->holes_migrate_max = HPAGE_PMD_NR / 8;
+	init_llist_head(&sbi->holes_iputs);
+	INIT_WORK(&sbi->holes_iput_work, htmpfs_holes_iput_work);
 	s = shrinker_alloc(SHRINKER_MEMCG_AWARE | SHRINKER_NUMA_AWARE,
 			   "hugetmpfs-holes:%u:%u", MAJOR(sb->s_dev),
 			   MINOR(sb->s_dev));
@@ -838,12 +940,14 @@ int htmpfs_holes_mount(struct htmpfs_sb_info *sbi)
  * htmpfs_holes_unmount - stop a mount's shrinker, before its inodes go
  * @sbi: the mount
  *
- * Waits for a running scan; the list itself goes in htmpfs_holes_destroy().
+ * Waits for a running scan, and for the inodes it left to the worker; the
+ * list itself goes in htmpfs_holes_destroy().
  */
 void htmpfs_holes_unmount(struct htmpfs_sb_info *sbi)
 {
 	shrinker_free(sbi->holes_shrinker);
 	sbi->holes_shrinker = NULL;
+	flush_work(&sbi->holes_iput_work);
 }
 
 /**

@@ -46,6 +46,8 @@ struct inode *htmpfs_alloc_inode(struct super_block *sb)
 	info->alloced = 0;
 	info->xattr_space = 0;
 	xa_init(&info->holes);
+	info->holes_gen = 0;
+	info->holes_mapped_w = false;
 	info->fsflags = 0;
 	simple_xattrs_init(&info->xattrs);
 	return &info->vfs_inode;

@@ -24,6 +24,8 @@
 #include <linux/fs_context.h>
 #include <linux/kobject.h>
 #include <linux/list_lru.h>
+#include <linux/llist.h>
+#include <linux/workqueue.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
 #include <linux/uidgid.h>
@@ -117,6 +119,8 @@ enum htmpfs_level {
  * @holes_shrinker: frees them under memory pressure
  * @holes_migrate_max: a huge folio with at most this many pages of data has
  *	them moved out and is freed whole; one with more is split
+ * @holes_iputs: inodes whose last reference the shrinker left to
+ * @holes_iput_work: a worker, so as not to evict them in reclaim
  * @kobj: the mount's directory in /sys/fs/hugetmpfs
  * @kobj_released: completed when sysfs has let go of @kobj
  */
@@ -130,6 +134,8 @@ struct htmpfs_sb_info {
 	struct list_lru holes_lru;
 	struct shrinker *holes_shrinker;
 	unsigned int holes_migrate_max;
+	struct llist_head holes_iputs;
+	struct work_struct holes_iput_work;
 	struct kobject kobj;
 	struct completion kobj_released;
 };
@@ -145,7 +151,11 @@ static inline struct htmpfs_sb_info *HTMPFS_SB(struct super_block *sb)
  * @alloced: pages of the mount's space this file is charged for; the page
  *	cache may already have freed some (see htmpfs_recalc())
  * @xattr_space: bytes of nr_inodes its extended attributes are charged for
- * @holes: records of its huge folios' holes, by 2 MiB range (holes.c)
+ * @holes: records of its huge folios' holes, by 2 MiB range (holes.c);
+ *	its lock guards @holes_gen and @holes_mapped_w too
+ * @holes_gen: generation of the last record made
+ * @holes_mapped_w: the file has been mapped shared and writable
+ * @holes_iput: on the mount's holes_iputs
  * @xattrs: extended attributes
  * @dir_offsets: for a directory, readdir positions that stay put while
  *	entries come and go
@@ -156,6 +166,9 @@ struct htmpfs_inode_info {
 	long alloced;
 	long xattr_space;
 	struct xarray holes;
+	unsigned int holes_gen;
+	bool holes_mapped_w;
+	struct llist_node holes_iput;
 	unsigned int fsflags;	/* FS_*_FL, under the inode lock */
 	struct timespec64 crtime;
 	struct simple_xattrs xattrs;
@@ -256,8 +269,7 @@ int htmpfs_holes_add(struct inode *inode, struct folio *folio,
 void htmpfs_holes_free_new(struct htmpfs_holes *h);
 void htmpfs_holes_fill(struct inode *inode, struct folio *folio, loff_t start,
 		       loff_t end);
-void htmpfs_holes_mapped(struct vm_area_struct *vma, pgoff_t start,
-			 pgoff_t end);
+void htmpfs_holes_mmap(struct vm_area_struct *vma);
 void htmpfs_holes_punched(struct inode *inode, loff_t lo, loff_t hi);
 void htmpfs_holes_evict(struct inode *inode);
 void htmpfs_holes_release(struct inode *inode);

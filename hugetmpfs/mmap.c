@@ -44,8 +44,6 @@ static vm_fault_t htmpfs_fault(struct vm_fault *vmf)
 		folio_put(folio);
 		return VM_FAULT_SIGBUS;
 	}
-	/* finish_fault() maps it, maybe writable without a later fault. */
-	htmpfs_holes_mapped(vmf->vma, folio->index, folio_next_index(folio) - 1);
 	vmf->page = folio_file_page(folio, vmf->pgoff);
 	/* A memory error: kill whoever touches it, keep the rest mappable. */
 	if (unlikely(PageHWPoison(vmf->page))) {
@@ -56,17 +54,9 @@ static vm_fault_t htmpfs_fault(struct vm_fault *vmf)
 	return VM_FAULT_LOCKED;
 }
 
-/* Fault-around maps folios already there, writable in a shared mapping. */
-static vm_fault_t htmpfs_map_pages(struct vm_fault *vmf, pgoff_t start,
-				   pgoff_t end)
-{
-	htmpfs_holes_mapped(vmf->vma, start, end);
-	return filemap_map_pages(vmf, start, end);
-}
-
 static const struct vm_operations_struct htmpfs_vm_ops = {
 	.fault		= htmpfs_fault,
-	.map_pages	= htmpfs_map_pages,
+	.map_pages	= filemap_map_pages,
 };
 
 /**
@@ -79,6 +69,8 @@ static const struct vm_operations_struct htmpfs_vm_ops = {
 int htmpfs_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	file_accessed(file);
+	/* Writes through it will not tell us: holes must be read first. */
+	htmpfs_holes_mmap(vma);
 	vma->vm_ops = &htmpfs_vm_ops;
 	return 0;
 }
