@@ -283,13 +283,52 @@ static ssize_t htmpfs_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	return ret;
 }
 
+/* The first data at or after @pos, before @size, or -ENXIO. */
+static loff_t htmpfs_seek_data(struct inode *inode, loff_t pos, loff_t size)
+{
+	pgoff_t index, next;
+	loff_t r;
+
+	while (pos < size) {
+		r = mapping_seek_hole_data(inode->i_mapping, pos, size,
+					   SEEK_DATA);
+		if (r < 0)
+			return r;
+		index = r >> PAGE_SHIFT;
+		next = htmpfs_holes_next_data(inode, index);
+		if (next == index)
+			return r;
+		pos = (loff_t)next << PAGE_SHIFT;
+	}
+	return -ENXIO;
+}
+
+/* The first hole at or after @pos (@size, EOF, counts as one), or -ENXIO. */
+static loff_t htmpfs_seek_hole(struct inode *inode, loff_t pos, loff_t size)
+{
+	loff_t r = mapping_seek_hole_data(inode->i_mapping, pos, size,
+					  SEEK_HOLE);
+	pgoff_t hole;
+
+	if (r <= pos)
+		return r;
+	/* Pages held up to @r: is one of them a hole inside a huge folio? */
+	hole = htmpfs_holes_next_hole(inode, pos >> PAGE_SHIFT,
+				      (r - 1) >> PAGE_SHIFT);
+	if (hole <= (r - 1) >> PAGE_SHIFT)
+		r = max(pos, (loff_t)hole << PAGE_SHIFT);
+	return r;
+}
+
 /*
- * SEEK_DATA/SEEK_HOLE: data is wherever the page cache holds a folio, so a
- * huge folio is data for all its 2 MiB, zeroed parts included.
+ * SEEK_DATA/SEEK_HOLE: data is wherever the page cache holds a page, except
+ * the pages of huge folios that their records (holes.c) know were never
+ * written: those are holes, as they would be in small pages.
  */
 static loff_t htmpfs_llseek(struct file *file, loff_t offset, int whence)
 {
 	struct inode *inode = file_inode(file);
+	loff_t size;
 
 	if (whence != SEEK_DATA && whence != SEEK_HOLE)
 		return generic_file_llseek(file, offset, whence);
@@ -297,8 +336,13 @@ static loff_t htmpfs_llseek(struct file *file, loff_t offset, int whence)
 		return -ENXIO;
 
 	inode_lock_shared(inode);
-	offset = mapping_seek_hole_data(inode->i_mapping, offset,
-					i_size_read(inode), whence);
+	size = i_size_read(inode);
+	if (offset >= size)
+		offset = -ENXIO;
+	else if (whence == SEEK_DATA)
+		offset = htmpfs_seek_data(inode, offset, size);
+	else
+		offset = htmpfs_seek_hole(inode, offset, size);
 	if (offset >= 0)
 		offset = vfs_setpos(file, offset, MAX_LFS_FILESIZE);
 	inode_unlock_shared(inode);

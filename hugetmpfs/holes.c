@@ -863,6 +863,79 @@ void htmpfs_holes_punched(struct inode *inode, loff_t lo, loff_t hi)
 		htmpfs_holes_account(HTMPFS_SB(inode->i_sb), 0, &p);
 }
 
+/*
+ * For SEEK_DATA and SEEK_HOLE: the record covering @index, if it can tell
+ * data from holes (a file mapped shared and writable may have data that no
+ * record knows of); xarray lock held.
+ */
+static struct htmpfs_holes *htmpfs_holes_seekable(struct inode *inode,
+						  pgoff_t index)
+{
+	struct htmpfs_holes *h = htmpfs_holes_find(inode, index);
+
+	return h && !h->mapped_w ? h : NULL;
+}
+
+/**
+ * htmpfs_holes_next_data - where data may be, at or after a page held
+ * @inode: the file, its i_rwsem held
+ * @index: a page the page cache holds
+ *
+ * Return: @index if its record says it holds data (or nothing says it does
+ * not), else the next page of its 2 MiB range that does, or the range's end.
+ */
+pgoff_t htmpfs_holes_next_data(struct inode *inode, pgoff_t index)
+{
+	struct xarray *xa = &HTMPFS_I(inode)->holes;
+	struct htmpfs_holes *h;
+	pgoff_t next = index;
+
+	if (xa_empty(xa))
+		return index;
+	xa_lock(xa);
+	h = htmpfs_holes_seekable(inode, index);
+	if (h)
+		next = h->index + find_next_bit(h->used, HPAGE_PMD_NR,
+						index - h->index);
+	xa_unlock(xa);
+	return next;
+}
+
+/**
+ * htmpfs_holes_next_hole - the first page known to be a hole in a range
+ * @inode: the file, its i_rwsem held
+ * @index: first page
+ * @last: last page
+ *
+ * Return: the first page in [@index, @last] that a record says holds no
+ * data (a never-written or punched page of a huge folio), or @last + 1.
+ */
+pgoff_t htmpfs_holes_next_hole(struct inode *inode, pgoff_t index,
+			       pgoff_t last)
+{
+	struct xarray *xa = &HTMPFS_I(inode)->holes;
+	struct htmpfs_holes *h;
+	unsigned long i, bit;
+
+	if (xa_empty(xa))
+		return last + 1;
+	xa_lock(xa);
+	xa_for_each_range(xa, i, h, index >> HPAGE_PMD_ORDER,
+			  last >> HPAGE_PMD_ORDER) {
+		h = htmpfs_holes_seekable(inode, i << HPAGE_PMD_ORDER);
+		if (!h)
+			continue;
+		bit = find_next_zero_bit(h->used, HPAGE_PMD_NR,
+					 max(index, h->index) - h->index);
+		if (bit < HPAGE_PMD_NR && h->index + bit <= last) {
+			xa_unlock(xa);
+			return h->index + bit;
+		}
+	}
+	xa_unlock(xa);
+	return last + 1;
+}
+
 /**
  * htmpfs_holes_release - free a file's holes now, for huge_holes=free
  * @inode: the file, as its last writer closes it (a reference held)

@@ -274,6 +274,9 @@ void htmpfs_holes_punched(struct inode *inode, loff_t lo, loff_t hi);
 void htmpfs_holes_evict(struct inode *inode);
 void htmpfs_holes_release(struct inode *inode);
 long htmpfs_holes_reclaim(struct htmpfs_sb_info *sbi, long pages);
+pgoff_t htmpfs_holes_next_data(struct inode *inode, pgoff_t index);
+pgoff_t htmpfs_holes_next_hole(struct inode *inode, pgoff_t index,
+			       pgoff_t last);
 
 /* attr.c */
 void htmpfs_inherit_flags(struct inode *inode, const struct inode *dir);

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * SEEK_DATA and SEEK_HOLE: with small pages (huge=never) data and holes are
- * reported at page granularity; a huge folio is data for all its 2 MiB.
+ * reported at page granularity; in a huge folio too on hugetmpfs (its
+ * never-written pages are holes) unless the file was mapped shared and
+ * writable; on tmpfs a huge folio is data for all its 2 MiB.
  */
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <unistd.h>
 
@@ -50,11 +53,36 @@ static void seek(void)
 	fd = MUST(open("huge", O_RDWR | O_CREAT | O_TRUNC, 0644));
 	MUST(ftruncate(fd, 6 * MB));
 	MUST(pwrite(fd, page, 100, 2 * MB + 8192));
-	/* The write got a whole 2 MiB folio: [2M, 4M) is data. */
-	expect(fd, 0, SEEK_DATA, 2 * MB);
-	expect(fd, 2 * MB, SEEK_HOLE, 4 * MB);
+	if (strcmp(tap_fs, "hugetmpfs") == 0) {
+		/*
+		 * The write got a whole 2 MiB folio, but only its third page
+		 * was written: the rest are holes, as in small pages.
+		 */
+		expect(fd, 0, SEEK_DATA, 2 * MB + 8192);
+		expect(fd, 2 * MB, SEEK_HOLE, 2 * MB);
+		expect(fd, 2 * MB + 8200, SEEK_HOLE, 2 * MB + 12288);
+		expect(fd, 2 * MB + 12288, SEEK_DATA, -1);
+	} else {
+		/* tmpfs: the whole 2 MiB folio, [2M, 4M), is data. */
+		expect(fd, 0, SEEK_DATA, 2 * MB);
+		expect(fd, 2 * MB, SEEK_HOLE, 4 * MB);
+	}
 	expect(fd, 4 * MB, SEEK_DATA, -1);
 	expect(fd, 5 * MB, SEEK_HOLE, 5 * MB);
+	/*
+	 * Once mapped shared and writable, what the folio holds is no longer
+	 * known without reading it: all of it is data again, as on tmpfs.
+	 */
+	if (strcmp(tap_fs, "hugetmpfs") == 0) {
+		void *p = mmap(NULL, 6 * MB, PROT_READ | PROT_WRITE, MAP_SHARED,
+			       fd, 0);
+
+		CHECK(p != MAP_FAILED, "mmap: %s", strerror(errno));
+		expect(fd, 0, SEEK_DATA, 2 * MB);
+		expect(fd, 2 * MB, SEEK_HOLE, 4 * MB);
+		if (p != MAP_FAILED)
+			munmap(p, 6 * MB);
+	}
 	close(fd);
 	MUST(unlink("small"));
 	MUST(unlink("huge"));
