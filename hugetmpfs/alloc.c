@@ -162,7 +162,8 @@ static struct folio *htmpfs_new_folio(struct inode *inode, pgoff_t index,
 	enum htmpfs_stat why;
 	struct folio *folio;
 
-	if (!htmpfs_huge_allowed(inode, index, write_end, vma))
+	if (fill == HTMPFS_FILL_ZERO_SMALL ||
+	    !htmpfs_huge_allowed(inode, index, write_end, vma))
 		return htmpfs_make_folio_reclaim(inode, index, 0, vma, fill);
 
 	/* Cheap check first: zeroing 2 MiB to find a neighbour is not. */

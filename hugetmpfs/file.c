@@ -30,14 +30,20 @@ static int htmpfs_error_remove_folio(struct address_space *mapping,
 
 /*
  * Make sure a folio holds page @index, and reserve [@start, @end) of it:
- * preallocated pages are not holes. *@next is the index after the folio.
+ * preallocated pages are not holes. A huge folio only if the reservation
+ * covers its 2 MiB: one padded with holes would use up size= for nothing
+ * (and hold memory until the shrinker comes). *@next is the index after
+ * the folio.
  */
 static int htmpfs_fill_hole(struct inode *inode, pgoff_t index, loff_t start,
 			    loff_t end, pgoff_t *next)
 {
+	loff_t huge = (loff_t)round_down(index, HPAGE_PMD_NR) << PAGE_SHIFT;
 	struct folio *folio;
 
-	folio = htmpfs_get_folio(inode, index, end, NULL, HTMPFS_FILL_ZERO);
+	folio = htmpfs_get_folio(inode, index, end, NULL,
+				 huge >= start && huge + HPAGE_PMD_SIZE <= end ?
+				 HTMPFS_FILL_ZERO : HTMPFS_FILL_ZERO_SMALL);
 	if (IS_ERR(folio))
 		return PTR_ERR(folio);
 	htmpfs_holes_fill(inode, folio, start, end);

@@ -244,6 +244,11 @@ enum htmpfs_fill {
 	HTMPFS_FILL_NONE,	/* report it: return NULL */
 	HTMPFS_FILL_ZERO,	/* fill it with a zeroed, uptodate folio */
 	/*
+	 * The same with a small folio, whatever the policy: a reservation
+	 * of part of a 2 MiB range, that a huge folio would pad with holes.
+	 */
+	HTMPFS_FILL_ZERO_SMALL,
+	/*
 	 * Fill it with a folio that is neither zeroed nor uptodate, for a
 	 * write that overwrites it: the caller must zero what it did not
 	 * write and mark it uptodate before unlocking it (htmpfs_write_end()).

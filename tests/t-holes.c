@@ -15,6 +15,7 @@
  *  - size=16M fills with 64 KiB files, each first in a huge folio, to
  *    within 4 files of the limit before ENOSPC;
  *  - an 8 MiB memory.max takes 6 MiB of such files without an OOM kill;
+ *  - preallocating part of a 2 MiB range makes no huge folio (no holes);
  *  - huge_holes=free frees a file's holes when its last writer closes it;
  *  - holes_migrate_max and huge_holes= refuse bad values.
  * The data checks, and those of memory past EOF, run on tmpfs too (it frees
@@ -309,6 +310,32 @@ static void punch(void)
 	MUST(unlink("punch"));
 }
 
+/*
+ * Preallocating part of a 2 MiB range gets small pages (a huge folio would
+ * pad the reservation with holes); a whole range gets a huge folio.
+ */
+static void prealloc(void)
+{
+	int fd = MUST(open("pre", O_RDWR | O_CREAT | O_TRUNC, 0644));
+	long huge0 = st("huge_alloc");
+
+	MUST(fallocate(fd, 0, 0, 512 * KB));
+	printf("%s: 512 KiB preallocated: %ld kB held\n", tap_fs, blocks_kb(fd));
+	if (is_htmpfs()) {
+		CHECK(blocks_kb(fd) == 512 && st("huge_alloc") == huge0 &&
+		      st("free_hole_bytes") == 0,
+		      "%ld kB held, %ld huge folios made, %ld bytes of holes",
+		      blocks_kb(fd), st("huge_alloc") - huge0,
+		      st("free_hole_bytes"));
+		MUST(fallocate(fd, 0, HUGE, 2 * HUGE));
+		CHECK(blocks_kb(fd) == 512 + 4096 && st("huge_alloc") == huge0 + 2,
+		      "%ld kB held, %ld huge folios made for 4 MiB aligned",
+		      blocks_kb(fd), st("huge_alloc") - huge0);
+	}
+	close(fd);
+	MUST(unlink("pre"));
+}
+
 static void body(void)
 {
 	if (is_htmpfs())
@@ -320,6 +347,7 @@ static void body(void)
 	inside_size();
 	mapped();
 	punch();
+	prealloc();
 	printf("%s: the rest %.1f s\n", tap_fs, lap());
 	if (is_htmpfs())
 		CHECK(st("used_bytes") == 0 && st("free_hole_bytes") == 0,
