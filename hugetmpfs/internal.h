@@ -9,7 +9,8 @@
  *   mmap.c   mapping and page faults
  *   huge.c   huge-folio policy and split
  *   alloc.c  folio allocation
- *   holes.c  the hole shrinker: memory of huge folios that holds no data
+ *   holes.c  hole records: which pages of huge folios hold data
+ *   shrink.c the hole shrinker: gives the memory of holes back
  *   space.c  space accounting: size= and nr_inodes=
  *   stats.c  statistics in sysfs
  *   xattr.c  extended attributes and ACLs
@@ -261,13 +262,10 @@ struct folio *htmpfs_get_folio(struct inode *inode, pgoff_t index,
 			       loff_t write_end, struct vm_area_struct *vma,
 			       enum htmpfs_fill fill);
 
-/* holes.c */
+/* holes.c (holes.h has what shrink.c needs besides) */
 struct htmpfs_holes;
 int htmpfs_holes_init(void);
 void htmpfs_holes_exit(void);
-int htmpfs_holes_mount(struct htmpfs_sb_info *sbi);
-void htmpfs_holes_unmount(struct htmpfs_sb_info *sbi);
-void htmpfs_holes_destroy(struct htmpfs_sb_info *sbi);
 struct htmpfs_holes *htmpfs_holes_new(struct inode *inode, struct folio *folio);
 int htmpfs_holes_add(struct inode *inode, struct folio *folio,
 		     struct htmpfs_holes *h);
@@ -275,13 +273,18 @@ void htmpfs_holes_free_new(struct htmpfs_holes *h);
 void htmpfs_holes_fill(struct inode *inode, struct folio *folio, loff_t start,
 		       loff_t end);
 void htmpfs_holes_mmap(struct vm_area_struct *vma);
-void htmpfs_holes_punched(struct inode *inode, loff_t lo, loff_t hi);
 void htmpfs_holes_evict(struct inode *inode);
-void htmpfs_holes_release(struct inode *inode);
-long htmpfs_holes_reclaim(struct htmpfs_sb_info *sbi, long pages);
 pgoff_t htmpfs_holes_next_data(struct inode *inode, pgoff_t index);
 pgoff_t htmpfs_holes_next_hole(struct inode *inode, pgoff_t index,
 			       pgoff_t last);
+
+/* shrink.c */
+int htmpfs_holes_mount(struct htmpfs_sb_info *sbi);
+void htmpfs_holes_unmount(struct htmpfs_sb_info *sbi);
+void htmpfs_holes_destroy(struct htmpfs_sb_info *sbi);
+void htmpfs_holes_punched(struct inode *inode, loff_t lo, loff_t hi);
+void htmpfs_holes_release(struct inode *inode);
+long htmpfs_holes_reclaim(struct htmpfs_sb_info *sbi, long pages);
 
 /* attr.c */
 void htmpfs_inherit_flags(struct inode *inode, const struct inode *dir);
