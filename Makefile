@@ -104,12 +104,13 @@ check: all
 		--module $(MODULE) --tests $(BUILD)/tests --bench $(BUILD)/bench \
 		$(if $(wildcard $(FSTESTS_TGZ)),--fstests "$(FSTESTS_TGZ)")
 
-# make soak [SOAK_OPS=N] [SOAK_REF_OPS=N] [SOAK_SEED=N] [SOAK_MINUTES=N]: an hour or more.
-soak: module rootfs tests
+# make soak [T=soak-NAME] [SOAK_*=...] (README, Soak): hours.
+soak: module rootfs tests fstests-build
 	@HUGETMPFS_TIMEOUT=$${HUGETMPFS_TIMEOUT:-86400} \
 	scripts/check.sh --kernel "$(KDIR)/arch/x86/boot/bzImage" \
 		--rootfs "$(ROOTFS)" \
-		--module $(MODULE) --tests $(BUILD)/tests --suite soak
+		--module $(MODULE) --tests $(BUILD)/tests --suite soak \
+		$(if $(wildcard $(FSTESTS_TGZ)),--fstests "$(FSTESTS_TGZ)")
 
 checkpatch: kernel
 	@perl "$(KDIR)/scripts/checkpatch.pl" --strict --no-tree -q \

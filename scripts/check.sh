@@ -83,14 +83,21 @@ case $scale in
 ''|*[!0-9]*|0) echo "check: HUGETMPFS_TIMEOUT_SCALE must be a positive integer" >&2; exit 2 ;;
 esac
 
+# The soak's settings (SOAK_*) go to the guest as they are set here.
+soak_env=""
+for v in $(compgen -v SOAK_); do
+	case ${!v} in
+	*"'"*) echo "check: $v must not contain a quote" >&2; exit 2 ;;
+	esac
+	soak_env+="$v='${!v}' "
+done
+
 rc=0
 "$here/qemu-run.sh" --kernel "$kernel" --rootfs "$rootfs" --module "$module" \
 	"${adds[@]}" --out "$out/result" --log "$log" \
 	--timeout "$(( ${HUGETMPFS_TIMEOUT:-2400} * scale ))" \
 	--cmd "T='${T:-*}' SUITE=$suite TIMEOUT_SCALE=$scale \
-SOAK_OPS=${SOAK_OPS:-} SOAK_REF_OPS=${SOAK_REF_OPS:-} SOAK_SEED=${SOAK_SEED:-} \
-SOAK_MINUTES=${SOAK_MINUTES:-} SOAK_MODES='${SOAK_MODES:-}' \
-${SOAK_REF_MODES+SOAK_REF_MODES='$SOAK_REF_MODES'} /payload/tests/run-tests" || rc=$?
+$soak_env/payload/tests/run-tests" || rc=$?
 
 passed=0 failed=0
 if [ -f "$out/result/results.tap" ]; then
