@@ -81,7 +81,8 @@ static struct folio *htmpfs_make_folio(struct inode *inode, pgoff_t index,
 	/* Huge pages as THP faults get theirs: see transparent_hugepage/defrag */
 	gfp = order ? vma_thp_gfp_mask(vma) | __GFP_NOWARN :
 		      mapping_gfp_mask(mapping);
-	folio = filemap_alloc_folio(gfp, order);
+	/* Where the file's NUMA policy at @index says. */
+	folio = htmpfs_mpol_alloc(inode, gfp, order, index);
 	err = -ENOMEM;
 	if (!folio)
 		goto unacct;
@@ -123,15 +124,15 @@ put:
 	htmpfs_holes_free_new(holes);
 	folio_put(folio);
 unacct:
-	htmpfs_level_add(HTMPFS_SB(inode->i_sb), HTMPFS_LEVEL_BLOCKS, -nr);
+	htmpfs_uncharge_blocks(inode, nr);
 	return ERR_PTR(err);
 }
 
 /*
- * Make a folio; without memory, or past size= for a small one, first give
- * back this mount's holes (which size= counts) and try once more. A huge
- * folio past size= falls back to small pages instead: a full mount should
- * not trade one holey huge folio for another.
+ * Make a folio; without memory, or past size= or a quota for a small one,
+ * first give back this mount's holes (which both count) and try once more.
+ * A huge folio past them falls back to small pages instead: a full mount
+ * should not trade one holey huge folio for another.
  */
 static struct folio *htmpfs_make_folio_reclaim(struct inode *inode,
 					       pgoff_t index,
@@ -142,7 +143,8 @@ static struct folio *htmpfs_make_folio_reclaim(struct inode *inode,
 	struct folio *folio = htmpfs_make_folio(inode, index, order, vma, fill);
 
 	if (folio == ERR_PTR(-ENOMEM) ||
-	    (folio == ERR_PTR(-ENOSPC) && !order)) {
+	    ((folio == ERR_PTR(-ENOSPC) || folio == ERR_PTR(-EDQUOT)) &&
+	     !order)) {
 		if (htmpfs_holes_reclaim(HTMPFS_SB(inode->i_sb), 1L << order))
 			folio = htmpfs_make_folio(inode, index, order, vma,
 						  fill);
@@ -185,6 +187,7 @@ static struct folio *htmpfs_new_folio(struct inode *inode, pgoff_t index,
 		why = HTMPFS_STAT_HUGE_FALLBACK_POPULATED;
 		break;
 	case -ENOSPC:
+	case -EDQUOT:
 		why = HTMPFS_STAT_HUGE_FALLBACK_NOSPACE;
 		break;
 	default:

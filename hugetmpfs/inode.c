@@ -9,6 +9,8 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 
+#include <linux/quotaops.h>
+
 #include "internal.h"
 
 static struct kmem_cache *htmpfs_inode_cachep;
@@ -45,6 +47,11 @@ struct inode *htmpfs_alloc_inode(struct super_block *sb)
 	spin_lock_init(&info->lock);
 	info->alloced = 0;
 	info->xattr_space = 0;
+	htmpfs_mpol_inode_init(&info->vfs_inode, false);
+#ifdef CONFIG_QUOTA
+	/* The VFS leaves them to us since 6.8. */
+	memset(info->dquot, 0, sizeof(info->dquot));
+#endif
 	xa_init(&info->holes);
 	info->holes_gen = 0;
 	info->holes_mapped_w = false;
@@ -77,11 +84,14 @@ void htmpfs_evict_inode(struct inode *inode)
 {
 	truncate_inode_pages_final(&inode->i_data);
 	htmpfs_holes_evict(inode);
+	htmpfs_mpol_evict(inode);
 	htmpfs_recalc(inode);
 	simple_xattrs_free(&HTMPFS_I(inode)->xattrs, NULL);
 	if (S_ISDIR(inode->i_mode))
 		simple_offset_destroy(&HTMPFS_I(inode)->dir_offsets);
 	clear_inode(inode);
+	dquot_free_inode(inode);
+	dquot_drop(inode);
 	htmpfs_level_add(HTMPFS_SB(inode->i_sb), HTMPFS_LEVEL_ISPACE,
 			 -(HTMPFS_BOGO_INODE_SIZE + HTMPFS_I(inode)->xattr_space));
 	htmpfs_level_add(HTMPFS_SB(inode->i_sb), HTMPFS_LEVEL_INODES, -1);
@@ -122,8 +132,8 @@ void htmpfs_unreserve_inode(struct super_block *sb)
  * @mode: file type and permissions
  * @dev: device number for character and block special files
  *
- * Return: the new inode, ERR_PTR(-ENOSPC) past nr_inodes, or
- * ERR_PTR(-ENOMEM).
+ * Return: the new inode, ERR_PTR(-ENOSPC) past nr_inodes, ERR_PTR(-EDQUOT)
+ * past the owner's inode quota, or ERR_PTR(-ENOMEM).
  */
 struct inode *htmpfs_new_inode(struct super_block *sb, struct mnt_idmap *idmap,
 			       const struct inode *dir, umode_t mode, dev_t dev)
@@ -158,6 +168,7 @@ struct inode *htmpfs_new_inode(struct super_block *sb, struct mnt_idmap *idmap,
 	case S_IFREG:
 		inode->i_op = &htmpfs_file_inode_ops;
 		inode->i_fop = &htmpfs_file_ops;
+		htmpfs_mpol_inode_init(inode, true);
 		break;
 	case S_IFDIR:
 		inode->i_op = &htmpfs_dir_inode_ops;
@@ -173,6 +184,19 @@ struct inode *htmpfs_new_inode(struct super_block *sb, struct mnt_idmap *idmap,
 		inode->i_op = &htmpfs_special_inode_ops;
 		init_special_inode(inode, mode, dev);
 		break;
+	}
+	/* The owner's inode quota, if quotas are on. */
+	err = dquot_initialize(inode);
+	if (!err) {
+		err = dquot_alloc_inode(inode);
+		if (err)
+			dquot_drop(inode);
+	}
+	if (err) {
+		/* Nothing charged: eviction must not give it back. */
+		inode->i_flags |= S_NOQUOTA;
+		iput(inode);
+		return ERR_PTR(err);
 	}
 	return inode;
 }
@@ -197,6 +221,18 @@ int htmpfs_setattr(struct mnt_idmap *idmap, struct dentry *dentry,
 	err = setattr_prepare(idmap, dentry, attr);
 	if (err)
 		return err;
+	/* A new owner takes over the file's usage, within its quota. */
+	if (is_quota_modification(idmap, inode, attr)) {
+		err = dquot_initialize(inode);
+		if (err)
+			return err;
+	}
+	if (i_uid_needs_update(idmap, attr, inode) ||
+	    i_gid_needs_update(idmap, attr, inode)) {
+		err = dquot_transfer(idmap, inode, attr);
+		if (err)
+			return err;
+	}
 
 	if ((attr->ia_valid & ATTR_SIZE) && attr->ia_size != inode->i_size) {
 		if (attr->ia_size > inode->i_size) {

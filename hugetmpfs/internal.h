@@ -16,6 +16,8 @@
  *   xattr.c  extended attributes and ACLs
  *   attr.c   chattr flags and statx attributes
  *   export.c file handles (name_to_handle_at, NFS export)
+ *   mpol.c   NUMA placement: mpol= and mbind()
+ *   quota.c  usrquota and grpquota, in memory
  */
 #ifndef _HUGETMPFS_INTERNAL_H
 #define _HUGETMPFS_INTERNAL_H
@@ -26,6 +28,8 @@
 #include <linux/kobject.h>
 #include <linux/list_lru.h>
 #include <linux/llist.h>
+#include <linux/mempolicy.h>
+#include <linux/quota.h>
 #include <linux/workqueue.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
@@ -75,6 +79,9 @@ struct htmpfs_options {
 	long max_blocks;	/* pages; 0: no limit */
 	bool inode64;		/* else inode numbers fit in 32 bits */
 	bool holes_free;	/* huge_holes=free: not kept until pressure */
+	unsigned int quota_types;	/* QTYPE_MASK_USR, _GRP: quotas on */
+	long long usr_bhard, usr_ihard;	/* usrquota_*_hardlimit: defaults */
+	long long grp_bhard, grp_ihard;	/* grpquota_*_hardlimit */
 };
 
 /* Events counted per mount and in total, shown in sysfs (stats.c) */
@@ -124,6 +131,8 @@ enum htmpfs_level {
  * @holes_iput_work: a worker, so as not to evict them in reclaim
  * @kobj: the mount's directory in /sys/fs/hugetmpfs
  * @kobj_released: completed when sysfs has let go of @kobj
+ * @mpol_lock: guards @mpol against a remount
+ * @mpol: mpol=, the policy new files start with (NULL: default)
  */
 struct htmpfs_sb_info {
 	struct htmpfs_options opts;
@@ -139,6 +148,8 @@ struct htmpfs_sb_info {
 	struct work_struct holes_iput_work;
 	struct kobject kobj;
 	struct completion kobj_released;
+	spinlock_t mpol_lock;		/* @mpol */
+	struct mempolicy *mpol;
 };
 
 static inline struct htmpfs_sb_info *HTMPFS_SB(struct super_block *sb)
@@ -152,6 +163,8 @@ static inline struct htmpfs_sb_info *HTMPFS_SB(struct super_block *sb)
  * @alloced: pages of the mount's space this file is charged for; the page
  *	cache may already have freed some (see htmpfs_recalc())
  * @xattr_space: bytes of nr_inodes its extended attributes are charged for
+ * @policy: its NUMA policy, per range (mpol.c)
+ * @dquot: its quotas' dquots (quota.c)
  * @holes: records of its huge folios' holes, by 2 MiB range (holes.c);
  *	its lock guards @holes_gen and @holes_mapped_w too
  * @holes_gen: generation of the last record made
@@ -166,6 +179,10 @@ struct htmpfs_inode_info {
 	spinlock_t lock;	/* @alloced */
 	long alloced;
 	long xattr_space;
+	struct shared_policy policy;
+#ifdef CONFIG_QUOTA
+	struct dquot __rcu *dquot[MAXQUOTAS];
+#endif
 	struct xarray holes;
 	unsigned int holes_gen;
 	bool holes_mapped_w;
@@ -278,6 +295,78 @@ pgoff_t htmpfs_holes_next_data(struct inode *inode, pgoff_t index);
 pgoff_t htmpfs_holes_next_hole(struct inode *inode, pgoff_t index,
 			       pgoff_t last);
 
+/* mpol.c: NUMA placement (without CONFIG_NUMA, folios come from anywhere) */
+#ifdef CONFIG_NUMA
+int htmpfs_mpol_parse(const char *value, struct mempolicy **mpol);
+void htmpfs_mpol_set_sb(struct htmpfs_sb_info *sbi, struct mempolicy *mpol);
+void htmpfs_mpol_show(struct seq_file *m, struct htmpfs_sb_info *sbi);
+void htmpfs_mpol_inode_init(struct inode *inode, bool file);
+void htmpfs_mpol_evict(struct inode *inode);
+struct folio *htmpfs_mpol_alloc(struct inode *inode, gfp_t gfp,
+				unsigned int order, pgoff_t index);
+int htmpfs_set_policy(struct vm_area_struct *vma, struct mempolicy *mpol);
+struct mempolicy *htmpfs_get_policy(struct vm_area_struct *vma,
+				    unsigned long addr, pgoff_t *ilx);
+#else
+static inline int htmpfs_mpol_parse(const char *value, struct mempolicy **mpol)
+{
+	return -EINVAL;
+}
+
+static inline void htmpfs_mpol_set_sb(struct htmpfs_sb_info *sbi,
+				      struct mempolicy *mpol)
+{
+}
+
+static inline void htmpfs_mpol_show(struct seq_file *m,
+				    struct htmpfs_sb_info *sbi)
+{
+}
+
+static inline void htmpfs_mpol_inode_init(struct inode *inode, bool file)
+{
+}
+
+static inline void htmpfs_mpol_evict(struct inode *inode)
+{
+}
+
+static inline struct folio *htmpfs_mpol_alloc(struct inode *inode, gfp_t gfp,
+					      unsigned int order,
+					      pgoff_t index)
+{
+	return folio_alloc(gfp, order);
+}
+#endif
+
+/* quota.c: quotas (without CONFIG_QUOTA, the quota options are refused) */
+#define HTMPFS_QUOTA_MAX	0x7fffffffffffffffLL	/* bytes or inodes */
+#ifdef CONFIG_QUOTA
+extern const struct dquot_operations htmpfs_dquot_ops;
+void htmpfs_quota_init(void);
+void htmpfs_quota_exit(void);
+int htmpfs_quota_mount(struct super_block *sb);
+void htmpfs_quota_unmount(struct super_block *sb);
+struct dquot __rcu **htmpfs_get_dquots(struct inode *inode);
+#else
+static inline void htmpfs_quota_init(void)
+{
+}
+
+static inline void htmpfs_quota_exit(void)
+{
+}
+
+static inline int htmpfs_quota_mount(struct super_block *sb)
+{
+	return 0;
+}
+
+static inline void htmpfs_quota_unmount(struct super_block *sb)
+{
+}
+#endif
+
 /* shrink.c */
 int htmpfs_holes_mount(struct htmpfs_sb_info *sbi);
 void htmpfs_holes_unmount(struct htmpfs_sb_info *sbi);
@@ -300,6 +389,7 @@ long htmpfs_level_total(enum htmpfs_level level);
 bool htmpfs_space_charge(struct htmpfs_sb_info *sbi, enum htmpfs_level level,
 			 long delta);
 int htmpfs_charge_blocks(struct inode *inode, long pages);
+void htmpfs_uncharge_blocks(struct inode *inode, long pages);
 void htmpfs_record(struct inode *inode, long pages);
 void htmpfs_recalc(struct inode *inode);
 int htmpfs_space_set_limits(struct htmpfs_sb_info *sbi, struct fs_context *fc,

@@ -57,6 +57,10 @@ static vm_fault_t htmpfs_fault(struct vm_fault *vmf)
 static const struct vm_operations_struct htmpfs_vm_ops = {
 	.fault		= htmpfs_fault,
 	.map_pages	= filemap_map_pages,
+#ifdef CONFIG_NUMA
+	.set_policy	= htmpfs_set_policy,
+	.get_policy	= htmpfs_get_policy,
+#endif
 };
 
 /**

@@ -17,6 +17,7 @@
 #include <linux/fs_context.h>
 #include <linux/pagemap.h>
 #include <linux/percpu.h>
+#include <linux/quotaops.h>
 
 #include "internal.h"
 
@@ -108,26 +109,41 @@ void htmpfs_recalc(struct inode *inode)
 		info->alloced -= freed;
 	spin_unlock(&info->lock);
 	if (freed > 0)
-		htmpfs_level_add(HTMPFS_SB(inode->i_sb), HTMPFS_LEVEL_BLOCKS,
-				 -freed);
+		htmpfs_uncharge_blocks(inode, freed);
 }
 
 /*
- * Settle every file of the mount. Nothing here sleeps, so the inode list
- * lock is enough to keep each inode alive while we look at it.
+ * Settle every file of the mount that holds less than it was charged for.
+ * Giving back quota may sleep: each such inode is held by a reference while
+ * the list lock is dropped, as drop_caches does.
  */
 static void htmpfs_recalc_all(struct super_block *sb)
 {
-	struct inode *inode;
+	struct inode *inode, *done = NULL;
 
 	spin_lock(&sb->s_inode_list_lock);
 	list_for_each_entry(inode, &sb->s_inodes, i_sb_list) {
 		if (!S_ISREG(inode->i_mode) ||
-		    (READ_ONCE(inode->i_state) & (I_FREEING | I_NEW)))
+		    READ_ONCE(HTMPFS_I(inode)->alloced) <=
+		    READ_ONCE(inode->i_mapping->nrpages))
 			continue;
+		spin_lock(&inode->i_lock);
+		if (inode->i_state & (I_FREEING | I_WILL_FREE | I_NEW)) {
+			spin_unlock(&inode->i_lock);
+			continue;
+		}
+		__iget(inode);
+		spin_unlock(&inode->i_lock);
+		spin_unlock(&sb->s_inode_list_lock);
 		htmpfs_recalc(inode);
+		/* Not under the list lock: the last reference evicts. */
+		iput(done);
+		done = inode;
+		cond_resched();
+		spin_lock(&sb->s_inode_list_lock);
 	}
 	spin_unlock(&sb->s_inode_list_lock);
+	iput(done);
 }
 
 /**
@@ -138,18 +154,35 @@ static void htmpfs_recalc_all(struct super_block *sb)
  * Before failing, give back what the page cache freed without telling us
  * and try once more.
  *
- * Return: 0, or -ENOSPC past size=.
+ * The owner's block quota, if quotas are on, is charged too.
+ *
+ * Return: 0, -ENOSPC past size=, or -EDQUOT past the quota.
  */
 int htmpfs_charge_blocks(struct inode *inode, long pages)
 {
 	struct htmpfs_sb_info *sbi = HTMPFS_SB(inode->i_sb);
+	int err;
 
-	if (htmpfs_space_charge(sbi, HTMPFS_LEVEL_BLOCKS, pages))
-		return 0;
-	htmpfs_recalc_all(inode->i_sb);
-	if (htmpfs_space_charge(sbi, HTMPFS_LEVEL_BLOCKS, pages))
-		return 0;
-	return -ENOSPC;
+	if (!htmpfs_space_charge(sbi, HTMPFS_LEVEL_BLOCKS, pages)) {
+		htmpfs_recalc_all(inode->i_sb);
+		if (!htmpfs_space_charge(sbi, HTMPFS_LEVEL_BLOCKS, pages))
+			return -ENOSPC;
+	}
+	err = dquot_alloc_block_nodirty(inode, pages);
+	if (err)
+		htmpfs_level_add(sbi, HTMPFS_LEVEL_BLOCKS, -pages);
+	return err;
+}
+
+/**
+ * htmpfs_uncharge_blocks - give back pages charged by htmpfs_charge_blocks()
+ * @inode: the file they were for
+ * @pages: how many
+ */
+void htmpfs_uncharge_blocks(struct inode *inode, long pages)
+{
+	htmpfs_level_add(HTMPFS_SB(inode->i_sb), HTMPFS_LEVEL_BLOCKS, -pages);
+	dquot_free_block_nodirty(inode, pages);
 }
 
 /**

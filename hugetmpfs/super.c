@@ -7,6 +7,7 @@
 #include <linux/module.h>
 #include <linux/fs_context.h>
 #include <linux/fs_parser.h>
+#include <linux/quotaops.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/statfs.h>
@@ -27,6 +28,14 @@ enum htmpfs_param {
 	OPT_INODE32,
 	OPT_INODE64,
 	OPT_HUGE_HOLES,
+	OPT_MPOL,
+	OPT_QUOTA,
+	OPT_USRQUOTA,
+	OPT_GRPQUOTA,
+	OPT_USR_BHARD,
+	OPT_USR_IHARD,
+	OPT_GRP_BHARD,
+	OPT_GRP_IHARD,
 };
 
 static const struct constant_table htmpfs_huge_table[] = {
@@ -54,6 +63,14 @@ static const struct fs_parameter_spec htmpfs_param_specs[] = {
 	fsparam_flag("inode32",	OPT_INODE32),
 	fsparam_flag("inode64",	OPT_INODE64),
 	fsparam_enum("huge_holes", OPT_HUGE_HOLES, htmpfs_holes_table),
+	fsparam_string("mpol",	OPT_MPOL),
+	fsparam_flag("quota",	OPT_QUOTA),
+	fsparam_flag("usrquota", OPT_USRQUOTA),
+	fsparam_flag("grpquota", OPT_GRPQUOTA),
+	fsparam_string("usrquota_block_hardlimit", OPT_USR_BHARD),
+	fsparam_string("usrquota_inode_hardlimit", OPT_USR_IHARD),
+	fsparam_string("grpquota_block_hardlimit", OPT_GRP_BHARD),
+	fsparam_string("grpquota_inode_hardlimit", OPT_GRP_IHARD),
 	{}
 };
 
@@ -63,6 +80,8 @@ static const struct fs_parameter_spec htmpfs_param_specs[] = {
 #define HTMPFS_SEEN_BLOCKS	BIT(2)
 #define HTMPFS_SEEN_INUMS	BIT(3)
 #define HTMPFS_SEEN_HOLES	BIT(4)
+#define HTMPFS_SEEN_MPOL	BIT(5)
+#define HTMPFS_SEEN_QUOTA	BIT(6)
 
 /* tmpfs's defaults: half of RAM, and an inode per two pages of it */
 static long htmpfs_default_max_blocks(void)
@@ -101,7 +120,60 @@ static int htmpfs_parse_size(const char *str, long *pages)
 struct htmpfs_fs_context {
 	struct htmpfs_options opts;
 	unsigned int seen;
+	struct mempolicy *mpol;	/* mpol=, if HTMPFS_SEEN_MPOL */
 };
+
+/* The quota options: which quotas, and the default hard limits of ids */
+static int htmpfs_parse_quota(struct fs_context *fc,
+			      struct fs_parameter *param, int opt)
+{
+	struct htmpfs_fs_context *ctx = fc->fs_private;
+	struct htmpfs_options *o = &ctx->opts;
+	unsigned long long n;
+	char *rest;
+
+	if (!IS_ENABLED(CONFIG_QUOTA))
+		return invalfc(fc, "'%s': no quota support in this kernel",
+			       param->key);
+	/* As tmpfs: an unprivileged mounter would set its own limits. */
+	if (fc->user_ns != &init_user_ns)
+		return invalfc(fc, "'%s': no quotas in user namespace mounts",
+			       param->key);
+	switch (opt) {
+	case OPT_QUOTA:
+		o->quota_types |= QTYPE_MASK_USR | QTYPE_MASK_GRP;
+		ctx->seen |= HTMPFS_SEEN_QUOTA;
+		return 0;
+	case OPT_USRQUOTA:
+		o->quota_types |= QTYPE_MASK_USR;
+		ctx->seen |= HTMPFS_SEEN_QUOTA;
+		return 0;
+	case OPT_GRPQUOTA:
+		o->quota_types |= QTYPE_MASK_GRP;
+		ctx->seen |= HTMPFS_SEEN_QUOTA;
+		return 0;
+	}
+	/* The default limits alone turn nothing on, as on tmpfs. */
+	n = memparse(param->string, &rest);
+	if (rest == param->string || *rest || !n || n > HTMPFS_QUOTA_MAX)
+		return invalfc(fc, "Bad value for '%s': %s", param->key,
+			       param->string);
+	switch (opt) {
+	case OPT_USR_BHARD:
+		o->usr_bhard = n;
+		break;
+	case OPT_USR_IHARD:
+		o->usr_ihard = n;
+		break;
+	case OPT_GRP_BHARD:
+		o->grp_bhard = n;
+		break;
+	case OPT_GRP_IHARD:
+		o->grp_ihard = n;
+		break;
+	}
+	return 0;
+}
 
 static int htmpfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 {
@@ -183,6 +255,28 @@ static int htmpfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		ctx->opts.holes_free = result.uint_32;
 		ctx->seen |= HTMPFS_SEEN_HOLES;
 		break;
+	case OPT_MPOL: {
+		struct mempolicy *mpol;
+		int err = htmpfs_mpol_parse(param->string, &mpol);
+
+		if (err == -EINVAL)
+			return invalfc(fc, "Bad value for 'mpol': %s",
+				       param->string);
+		if (err)
+			return err;
+		mpol_put(ctx->mpol);
+		ctx->mpol = mpol;
+		ctx->seen |= HTMPFS_SEEN_MPOL;
+		break;
+	}
+	case OPT_QUOTA:
+	case OPT_USRQUOTA:
+	case OPT_GRPQUOTA:
+	case OPT_USR_BHARD:
+	case OPT_USR_IHARD:
+	case OPT_GRP_BHARD:
+	case OPT_GRP_IHARD:
+		return htmpfs_parse_quota(fc, param, opt);
 	}
 	return 0;
 }
@@ -237,6 +331,19 @@ static int htmpfs_show_options(struct seq_file *m, struct dentry *root)
 	seq_printf(m, ",inode%d", READ_ONCE(o->inode64) ? 64 : 32);
 	if (READ_ONCE(o->holes_free))
 		seq_puts(m, ",huge_holes=free");
+	htmpfs_mpol_show(m, sbi);
+	if (sb_has_quota_active(root->d_sb, USRQUOTA))
+		seq_puts(m, ",usrquota");
+	if (sb_has_quota_active(root->d_sb, GRPQUOTA))
+		seq_puts(m, ",grpquota");
+	if (o->usr_bhard)
+		seq_printf(m, ",usrquota_block_hardlimit=%lld", o->usr_bhard);
+	if (o->usr_ihard)
+		seq_printf(m, ",usrquota_inode_hardlimit=%lld", o->usr_ihard);
+	if (o->grp_bhard)
+		seq_printf(m, ",grpquota_block_hardlimit=%lld", o->grp_bhard);
+	if (o->grp_ihard)
+		seq_printf(m, ",grpquota_inode_hardlimit=%lld", o->grp_ihard);
 	return 0;
 }
 
@@ -247,6 +354,10 @@ static const struct super_operations htmpfs_super_ops = {
 	.drop_inode	= generic_delete_inode,
 	.statfs		= htmpfs_statfs,
 	.show_options	= htmpfs_show_options,
+	.put_super	= htmpfs_quota_unmount,
+#ifdef CONFIG_QUOTA
+	.get_dquots	= htmpfs_get_dquots,
+#endif
 };
 
 static int htmpfs_fill_super(struct super_block *sb, struct fs_context *fc)
@@ -263,6 +374,9 @@ static int htmpfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	sbi->opts = ctx->opts;
 	sbi->sb = sb;
 	spin_lock_init(&sbi->limit_lock);
+	spin_lock_init(&sbi->mpol_lock);
+	htmpfs_mpol_set_sb(sbi, ctx->mpol);
+	ctx->mpol = NULL;
 	sb->s_fs_info = sbi;
 	/* kill_sb frees it, whatever fails below. */
 	sbi->events = alloc_percpu(struct htmpfs_events);
@@ -281,6 +395,9 @@ static int htmpfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_export_op = &htmpfs_export_ops;
 	sb->s_flags |= SB_POSIXACL;
 	sb->s_time_gran = 1;
+	err = htmpfs_quota_mount(sb);
+	if (err)
+		return err;
 	/* FS_IOC_GETFSUUID and FS_IOC_GETFSSYSFSPATH, answered by the VFS */
 	generate_random_uuid(uuid.b);
 	super_set_uuid(sb, uuid.b, sizeof(uuid));
@@ -327,6 +444,15 @@ static int htmpfs_reconfigure(struct fs_context *fc)
 	if ((ctx->seen & HTMPFS_SEEN_INUMS) && !ctx->opts.inode64 &&
 	    atomic64_read(&sbi->next_ino) > U32_MAX)
 		return invalfc(fc, "inode32: inode numbers past 2^32 in use");
+	/* As tmpfs: quotas and their defaults are set when mounting. */
+	if ((ctx->seen & HTMPFS_SEEN_QUOTA) &&
+	    !sb_any_quota_loaded(fc->root->d_sb))
+		return invalfc(fc, "Cannot enable quota on remount");
+	if ((ctx->opts.usr_bhard && ctx->opts.usr_bhard != sbi->opts.usr_bhard) ||
+	    (ctx->opts.usr_ihard && ctx->opts.usr_ihard != sbi->opts.usr_ihard) ||
+	    (ctx->opts.grp_bhard && ctx->opts.grp_bhard != sbi->opts.grp_bhard) ||
+	    (ctx->opts.grp_ihard && ctx->opts.grp_ihard != sbi->opts.grp_ihard))
+		return invalfc(fc, "Cannot change global quota limit on remount");
 
 	/* Checked against what is in use and set in one step. */
 	err = htmpfs_space_set_limits(sbi, fc,
@@ -343,12 +469,21 @@ static int htmpfs_reconfigure(struct fs_context *fc)
 		WRITE_ONCE(sbi->opts.huge, ctx->opts.huge);
 	if (ctx->seen & HTMPFS_SEEN_HOLES)
 		WRITE_ONCE(sbi->opts.holes_free, ctx->opts.holes_free);
+	/* As tmpfs: new files get it, existing ones keep theirs. */
+	if (ctx->seen & HTMPFS_SEEN_MPOL) {
+		htmpfs_mpol_set_sb(sbi, ctx->mpol);
+		ctx->mpol = NULL;
+	}
 	return 0;
 }
 
 static void htmpfs_free_fc(struct fs_context *fc)
 {
-	kfree(fc->fs_private);
+	struct htmpfs_fs_context *ctx = fc->fs_private;
+
+	if (ctx)
+		mpol_put(ctx->mpol);
+	kfree(ctx);
 }
 
 static const struct fs_context_operations htmpfs_context_ops = {
@@ -387,12 +522,17 @@ static void htmpfs_kill_sb(struct super_block *sb)
 	/* Nor may the shrinker look at them. */
 	if (sbi && sbi->holes_shrinker)
 		htmpfs_holes_unmount(sbi);
+	/* Without a root, put_super will not run: quotas off here. */
+	if (sbi && !sb->s_root)
+		htmpfs_quota_unmount(sb);
 	/* Drops the dentries that kept the tree alive, then the inodes. */
 	kill_litter_super(sb);
 	if (sbi && sbi->holes_lru.node)
 		htmpfs_holes_destroy(sbi);
-	if (sbi)
+	if (sbi) {
+		htmpfs_mpol_set_sb(sbi, NULL);
 		free_percpu(sbi->events);
+	}
 	kfree(sbi);
 }
 
@@ -416,9 +556,10 @@ static int __init htmpfs_init(void)
 	err = htmpfs_holes_init();
 	if (err)
 		goto out_cache;
+	htmpfs_quota_init();
 	err = htmpfs_sysfs_init();
 	if (err)
-		goto out_holes;
+		goto out_quota;
 	err = register_filesystem(&htmpfs_fs_type);
 	if (err)
 		goto out_sysfs;
@@ -426,7 +567,8 @@ static int __init htmpfs_init(void)
 
 out_sysfs:
 	htmpfs_sysfs_exit();
-out_holes:
+out_quota:
+	htmpfs_quota_exit();
 	htmpfs_holes_exit();
 out_cache:
 	htmpfs_inode_cache_destroy();
@@ -437,6 +579,7 @@ static void __exit htmpfs_exit(void)
 {
 	unregister_filesystem(&htmpfs_fs_type);
 	htmpfs_sysfs_exit();
+	htmpfs_quota_exit();
 	htmpfs_holes_exit();
 	htmpfs_inode_cache_destroy();
 }

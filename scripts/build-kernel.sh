@@ -35,8 +35,10 @@ done
 [ -f "$tarball" ] || die "$tarball missing: apt-get install linux-source-6.12"
 version=$(dpkg-query -W -f='${Version}' linux-source-6.12)
 
-key=$( { echo "$version"; gcc --version | head -n1; cat "$patchfile" \
-	"${fragments[@]}" "$0"; } | sha256sum | cut -c1-16)
+# The patch's hunks, not its description: rewording it rebuilds nothing.
+key=$( { echo "$version"; gcc --version | head -n1
+	sed -n '/^--- a\//,$p' "$patchfile"
+	cat "${fragments[@]}" "$0"; } | sha256sum | cut -c1-16)
 dir=$cache/kernel-$flavour-$key
 if [ "$path_only" = 1 ]; then
 	echo "$dir/linux"

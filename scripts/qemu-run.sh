@@ -13,6 +13,8 @@
 #   --timeout SECS   kill the guest after SECS (default 1800; 0 = none)
 #   --mem SIZE       guest memory (default $HUGETMPFS_MEM or 4G)
 #   --smp N          guest CPUs (default 2)
+#   --numa N         NUMA nodes sharing memory and CPUs evenly (default
+#                    $HUGETMPFS_NUMA or 2, as on a two-socket server; 1: none)
 #   --log FILE       console log (default: a new file under $HUGETMPFS_CACHE/logs)
 #   --out DIR        after the run, copy the payload's files (results) there
 #
@@ -28,6 +30,7 @@ module=${HUGETMPFS_MODULE:-}
 cache=${HUGETMPFS_CACHE:-/var/cache/hugetmpfs}
 mem=${HUGETMPFS_MEM:-4G}
 accel=${HUGETMPFS_ACCEL:-tcg}
+numa=${HUGETMPFS_NUMA:-2}
 smp=2 timeout_s=1800 cmd="" share="" log="" out=""
 adds=()
 
@@ -44,6 +47,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout_s=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
 	--smp) smp=$2; shift 2 ;;
+	--numa) numa=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--) shift; cmd="$*"; break ;;
@@ -57,6 +61,16 @@ done
 [ -f "$module" ] || die "no module (--module or HUGETMPFS_MODULE): '$module'"
 [ -z "$share" ] || [ -d "$share" ] || die "--share: '$share' is not a directory"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is not installed"
+case $mem in
+*G) mem_mb=$(( ${mem%G} * 1024 )) ;;
+*M) mem_mb=${mem%M} ;;
+*) die "--mem: '$mem' is not a size in M or G" ;;
+esac
+case $numa in
+''|*[!0-9]*|0) die "--numa: '$numa' is not a number of nodes" ;;
+esac
+[ $((smp % numa)) = 0 ] && [ $((mem_mb % numa)) = 0 ] ||
+	die "--numa $numa must divide the CPUs ($smp) and the memory (${mem_mb}M)"
 
 here=$(cd "$(dirname "$0")" && pwd)
 payload=$(mktemp -d /tmp/hugetmpfs-payload.XXXXXX)
@@ -81,20 +95,29 @@ kvm) [ -w /dev/kvm ] || die "HUGETMPFS_ACCEL=kvm but /dev/kvm is not usable"
      accel_args=(-accel kvm -cpu host) ;;
 *) die "HUGETMPFS_ACCEL must be tcg or kvm, not '$accel'" ;;
 esac
-echo "qemu-run: accel=$accel smp=$smp mem=$mem console log: $log" >&2
+echo "qemu-run: accel=$accel smp=$smp mem=$mem numa=$numa console log: $log" >&2
 
 # Under TCG a vCPU can stall for seconds when the host is busy: the lockup,
 # RCU-stall and hung-task detectors get thresholds that only a real hang
 # reaches (soft lockup at 120 s, RCU stall at 180 s, hung task at 300 s),
 # all still well inside a test's timeout.
 watchdogs="watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=180 sysctl.kernel.hung_task_timeout_secs=300"
-args=(qemu-system-x86_64 "${accel_args[@]}" -smp "$smp" -m "$mem"
+# A socket per node: CPUs sharing a cache on two nodes upset the scheduler.
+args=(qemu-system-x86_64 "${accel_args[@]}" -smp "$smp,sockets=$numa" -m "$mem"
 	-nodefaults -no-user-config -display none -no-reboot
 	-kernel "$kernel"
 	-append "root=/dev/vda rw console=ttyS0 init=/sbin/hugetmpfs-init panic=-1 loglevel=6 pci=noacpi $watchdogs ${HUGETMPFS_APPEND:-}"
 	-drive "file=$rootfs,format=raw,if=virtio,snapshot=on"
 	-virtfs "local,path=$payload,mount_tag=payload,security_model=none,id=payload"
 	-device virtio-rng-pci)
+# Each node: its share of the memory and a contiguous run of CPUs.
+if [ "$numa" -gt 1 ]; then
+	per=$((smp / numa))
+	for ((n = 0; n < numa; n++)); do
+		args+=(-object "memory-backend-ram,id=mem$n,size=$((mem_mb / numa))M"
+		       -numa "node,nodeid=$n,cpus=$((n * per))-$((n * per + per - 1)),memdev=mem$n")
+	done
+fi
 [ -z "$share" ] ||
 	args+=(-virtfs "local,path=$(cd "$share" && pwd),mount_tag=share,security_model=none,id=share")
 
