@@ -35,42 +35,37 @@ tar -C "$bin" -xzf $p/fstests.tar.gz xfstests/ltp/fsx xfstests/ltp/fsstress ||
 	exit 2
 fsx=$bin/xfstests/ltp/fsx fsstress=$bin/xfstests/ltp/fsstress
 
-# run WHAT DIR OPS COUNTS: fsx, then fsstress, in DIR; COUNTS=1 if a
-# failure fails the soak
-run() {
-	local what=$1 dir=$2 n=$3 counts=$4 start=$SECONDS rc line
-	local replay="fsx ${fsx_args[*]} -S $seed -N $n DIR/fsx"
-
-	echo "== $what: fsx seed $seed, $n operations"
-	"$fsx" "${fsx_args[@]}" -S "$seed" -N "$n" -P "$bin" "$dir/fsx" \
-		>"$bin/out" 2>&1
+# one WHAT COUNTS REPLAY TAIL COMMAND...: run a tester, keep the last TAIL
+# lines of its output and a summary line; COUNTS=1 if a failure fails the
+# soak
+one() {
+	local what=$1 counts=$2 replay=$3 tail=$4 start=$SECONDS rc line
+	shift 4
+	echo "== $what"
+	"$@" >"$bin/out" 2>&1
 	rc=$?
-	tail -n 40 "$bin/out"
-	if [ $rc = 0 ]; then
-		line="$what: fsx seed $seed: $n operations in $((SECONDS - start)) s, all A-OK"
-	else
-		line="$what: fsx seed $seed: FAILED (status $rc) after $((SECONDS - start)) s"
+	tail -n "$tail" "$bin/out"
+	line="$what: $((SECONDS - start)) s, clean"
+	if [ $rc != 0 ]; then
+		line="$what: FAILED (status $rc) after $((SECONDS - start)) s"
 		[ "$counts" = 1 ] && bad=$((bad + 1)) ||
 			line="$line (the reference: not counted)"
 	fi
 	summary+=("$line" "   replay: $replay")
-	rm -f "$dir"/fsx*
+}
 
-	start=$SECONDS
-	echo "== $what: fsstress seed $seed, $stress operations, 4 processes"
+# run WHAT DIR OPS COUNTS: fsx, then fsstress, in DIR
+run() {
+	local what=$1 dir=$2 n=$3 counts=$4
+
+	one "$what: fsx seed $seed, $n operations" "$counts" \
+		"fsx ${fsx_args[*]} -S $seed -N $n DIR/fsx" 40 \
+		"$fsx" "${fsx_args[@]}" -S "$seed" -N "$n" -P "$bin" "$dir/fsx"
+	rm -f "$dir"/fsx*
 	mkdir -p "$dir/stress"
-	"$fsstress" -d "$dir/stress" -n "$stress" -p 4 -s "$seed" \
-		>"$bin/out" 2>&1
-	rc=$?
-	tail -n 20 "$bin/out"
-	if [ $rc = 0 ]; then
-		line="$what: fsstress seed $seed: $stress x 4 operations in $((SECONDS - start)) s"
-	else
-		line="$what: fsstress seed $seed: FAILED (status $rc)"
-		[ "$counts" = 1 ] && bad=$((bad + 1)) ||
-			line="$line (the reference: not counted)"
-	fi
-	summary+=("$line" "   replay: fsstress -d DIR -n $stress -p 4 -s $seed")
+	one "$what: fsstress seed $seed, $stress operations x 4 processes" \
+		"$counts" "fsstress -d DIR -n $stress -p 4 -s $seed" 20 \
+		"$fsstress" -d "$dir/stress" -n "$stress" -p 4 -s "$seed"
 	rm -rf "$dir/stress"
 	seed=$((seed + 1))
 }
