@@ -64,4 +64,19 @@ static inline long meminfo_kb(const char *field)
 	return v;
 }
 
+/* Does /proc/mounts show @what in the line of the mount at @dir? */
+static inline int mount_shows(const char *dir, const char *what)
+{
+	char line[512];
+	FILE *f = fopen("/proc/mounts", "r");
+	int found = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, dir) && strstr(line, what))
+			found = 1;
+	if (f)
+		fclose(f);
+	return found;
+}
+
 #endif

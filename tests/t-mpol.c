@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "stats.h"
 #include "tap.h"
 
 #define MB (1024L * 1024)
@@ -78,20 +79,6 @@ static void file_on(const char *name, long len, long on[3])
 	free(buf);
 }
 
-static int in_mounts(const char *what)
-{
-	char line[512];
-	FILE *f = fopen("/proc/mounts", "r");
-	int found = 0;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (strstr(line, dir) && strstr(line, what))
-			found = 1;
-	if (f)
-		fclose(f);
-	return found;
-}
-
 static void placement(const char *huge)
 {
 	char opts[128];
@@ -107,7 +94,7 @@ static void placement(const char *huge)
 		      "%s: bind:%d: %ld pages there, %ld and %ld elsewhere",
 		      huge, node, on[node], on[!node], on[2]);
 		snprintf(opts, sizeof(opts), "bind:%d", node);
-		CHECK(in_mounts(opts), "%s: /proc/mounts shows mpol=%s", huge,
+		CHECK(mount_shows(dir, opts), "%s: /proc/mounts shows mpol=%s", huge,
 		      opts);
 		snprintf(opts, sizeof(opts), "huge=%s,mpol=prefer:%d", huge,
 			 node);
@@ -130,7 +117,7 @@ static void placement(const char *huge)
 	do_mount(opts);
 	file_on("old", 2 * MB, on);
 	MUST(mount(NULL, dir, NULL, MS_REMOUNT, "mpol=bind:0"));
-	CHECK(in_mounts("mpol=bind:0"), "%s: remount shows bind:0", huge);
+	CHECK(mount_shows(dir, "mpol=bind:0"), "%s: remount shows bind:0", huge);
 	file_on("new", 2 * MB, on);
 	CHECK(on[0] == 2 * MB / PAGE, "%s: after remount: new file on 0: %ld",
 	      huge, on[0]);
@@ -159,11 +146,11 @@ static void placement(const char *huge)
 	 */
 	MUST(mount(NULL, dir, NULL, MS_REMOUNT, "mpol=default"));
 	if (!strcmp(fs, "hugetmpfs"))
-		CHECK(!in_mounts("mpol="), "%s: mpol=default is not shown",
+		CHECK(!mount_shows(dir, "mpol="), "%s: mpol=default is not shown",
 		      huge);
 	else
 		printf("tmpfs: after remount mpol=default, mpol= %s\n",
-		       in_mounts("mpol=bind:0") ? "still bind:0" : "gone");
+		       mount_shows(dir, "mpol=bind:0") ? "still bind:0" : "gone");
 	umount(dir);
 }
 
@@ -243,7 +230,7 @@ static void bad(void)
 		      errno == EINVAL, "remount -o %s: %s", bads[i],
 		      strerror(errno));
 	}
-	CHECK(in_mounts("mpol=bind:1"), "bad remounts left mpol=bind:1");
+	CHECK(mount_shows(dir, "mpol=bind:1"), "bad remounts left mpol=bind:1");
 	umount(dir);
 }
 

@@ -19,6 +19,7 @@
 
 #include <linux/hugetmpfs.h>
 
+#include "stats.h"
 #include "tap.h"
 
 #ifndef SYS_quotactl_fd
@@ -134,20 +135,6 @@ static int intact(int n, long len)
 	return ok;
 }
 
-static int in_mounts(const char *what)
-{
-	char line[512];
-	FILE *f = fopen("/proc/mounts", "r");
-	int found = 0;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (strstr(line, dir) && strstr(line, what))
-			found = 1;
-	if (f)
-		fclose(f);
-	return found;
-}
-
 static void counting(void)
 {
 	struct if_dqblk q;
@@ -155,7 +142,7 @@ static void counting(void)
 	uint32_t fmt = 0;
 
 	do_mount("usrquota,grpquota,huge=never");
-	CHECK(in_mounts("usrquota") && in_mounts("grpquota"),
+	CHECK(mount_shows(dir, "usrquota") && mount_shows(dir, "grpquota"),
 	      "/proc/mounts shows the quotas");
 	CHECK(!qctl(Q_GETFMT, USRQUOTA, 0, &fmt), "Q_GETFMT: %s",
 	      strerror(errno));
@@ -232,7 +219,7 @@ static void defaults(void)
 	struct if_dqblk q;
 
 	do_mount("usrquota,usrquota_block_hardlimit=1m,usrquota_inode_hardlimit=2,huge=never");
-	CHECK(in_mounts("usrquota_block_hardlimit=1048576"),
+	CHECK(mount_shows(dir, "usrquota_block_hardlimit=1048576"),
 	      "/proc/mounts shows the block default");
 	q = getq(USRQUOTA, 1234);
 	CHECK(q.dqb_bhardlimit == MB / KB && q.dqb_ihardlimit == 2,
