@@ -19,7 +19,7 @@
 
 #define MB (1024L * 1024)
 #define HUGE (2 * MB)
-#define SIZE (256 * MB)
+#define SIZE (64 * MB)	/* 32 huge folios: every PMD path, a quarter of the copying */
 
 static char sysdir[128];
 
