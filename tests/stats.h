@@ -67,12 +67,14 @@ static inline long meminfo_kb(const char *field)
 /* Does /proc/mounts show @what in the line of the mount at @dir? */
 static inline int mount_shows(const char *dir, const char *what)
 {
-	char line[512];
+	char line[512], at[256];
 	FILE *f = fopen("/proc/mounts", "r");
 	int found = 0;
 
+	/* The mount point field exactly: /mnt/a is not /mnt/a-b. */
+	snprintf(at, sizeof(at), " %s ", dir);
 	while (f && fgets(line, sizeof(line), f))
-		if (strstr(line, dir) && strstr(line, what))
+		if (strstr(line, at) && strstr(line, what))
 			found = 1;
 	if (f)
 		fclose(f);

@@ -526,19 +526,14 @@ static void memcg(void)
 static void holes_free(void)
 {
 	const char *dir = "/mnt/t-holes-free";
-	char sys[128], opts[512] = "";
+	char sys[128];
 	int fd, fd2;
-	FILE *f;
 
 	mkdir(dir, 0755);
 	MUST(mount("none", dir, "hugetmpfs", 0, "huge=always,huge_holes=free"));
 	mount_sysdir(dir, sys, sizeof(sys));
-	f = fopen("/proc/mounts", "r");
-	while (f && fgets(opts, sizeof(opts), f) && !strstr(opts, dir))
-		;
-	if (f)
-		fclose(f);
-	CHECK(strstr(opts, "huge_holes=free"), "/proc/mounts: %s", opts);
+	CHECK(mount_shows(dir, "huge_holes=free"),
+	      "/proc/mounts shows huge_holes=free");
 	MUST(chdir(dir));
 	fd = MUST(open("f", O_RDWR | O_CREAT, 0644));
 	fd2 = MUST(open("f", O_RDWR));
