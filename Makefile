@@ -23,7 +23,7 @@ BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 
 .PHONY: all deps kernel rootfs module tests run check checkpatch sparse \
 	clean distclean bench-deps bench-kernel bench-module bench-bins bench \
-	fstests-build fstests soak
+	fstests-build fstests soak install uninstall deb check-install
 
 all: module rootfs tests bench-bins fstests-build
 
@@ -31,7 +31,9 @@ deps:
 	@scripts/install-deps.sh
 
 # The kernel and rootfs scripts are no-ops when their cache is current.
+# check-series.sh: kernel/'s git am series gives kernel-prereq.patch's tree.
 kernel: deps
+	@scripts/check-series.sh
 	@scripts/build-kernel.sh debug >/dev/null
 
 rootfs: deps
@@ -42,7 +44,7 @@ define build-module
 	@mkdir -p $(2)
 	@rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 		--exclude='*.mod*' --exclude=modules.order --exclude=Module.symvers \
-		hugetmpfs include $(2)/
+		hugetmpfs include dkms.conf $(2)/
 	@$(MAKE) -s -C "$(1)" M=$(2)/hugetmpfs modules
 endef
 
@@ -98,11 +100,19 @@ run: all
 		$(if $(SHARE),--share "$(SHARE)") $(if $(CMD),--cmd "$$CMD")
 
 # make check [T='glob of test names']
-check: all
+check: all deb
 	@scripts/check.sh --kernel "$(KDIR)/arch/x86/boot/bzImage" \
 		--rootfs "$(ROOTFS)" \
 		--module $(MODULE) --tests $(BUILD)/tests --bench $(BUILD)/bench \
 		$(if $(wildcard $(FSTESTS_TGZ)),--fstests "$(FSTESTS_TGZ)")
+
+# make check-install: DKMS, the Debian package and make install in the guest,
+# building the module there against the test kernel (README, Install).
+check-install: module rootfs tests deb
+	@scripts/check.sh --kernel "$(KDIR)/arch/x86/boot/bzImage" \
+		--rootfs "$(ROOTFS)" \
+		--module $(MODULE) --tests $(BUILD)/tests --suite install \
+		--deb $(DEB_DIR) --headers "$$(scripts/kernel-headers.sh $(KDIR))"
 
 # make soak [T=soak-NAME] [SOAK_*=...] (README, Soak): hours.
 soak: module rootfs tests fstests-build
@@ -111,6 +121,40 @@ soak: module rootfs tests fstests-build
 		--rootfs "$(ROOTFS)" \
 		--module $(MODULE) --tests $(BUILD)/tests --suite soak \
 		$(if $(wildcard $(FSTESTS_TGZ)),--fstests "$(FSTESTS_TGZ)")
+
+# make install [KERNELRELEASE=...] [DESTDIR=...] [PREFIX=/usr/local]: for a
+# machine that runs a patched kernel and has its build tree (README, Install).
+# The kernel's modules_install puts the module in extra/ (signing and
+# compressing it as that kernel's configuration asks); depmod is run here, as
+# Kbuild skips it for a headers-only tree (no System.map).
+KERNELRELEASE ?= $(shell uname -r)
+INSTALL_KDIR ?= /lib/modules/$(KERNELRELEASE)/build
+PREFIX ?= /usr/local
+MANDIR ?= $(PREFIX)/share/man
+INSTALL_MODSRC := $(BUILD)/install-src
+
+install:
+	@test -f "$(INSTALL_KDIR)/Makefile" || { echo "install: no kernel build" \
+		"tree at $(INSTALL_KDIR) (set INSTALL_KDIR or KERNELRELEASE)" >&2; exit 2; }
+	@rm -rf $(INSTALL_MODSRC) && mkdir -p $(INSTALL_MODSRC)/hugetmpfs
+	@cp -R hugetmpfs/Kbuild hugetmpfs/*.[ch] $(INSTALL_MODSRC)/hugetmpfs/
+	@cp -R include dkms.conf $(INSTALL_MODSRC)/
+	$(MAKE) -C "$(INSTALL_KDIR)" M=$(INSTALL_MODSRC)/hugetmpfs modules
+	$(MAKE) -C "$(INSTALL_KDIR)" M=$(INSTALL_MODSRC)/hugetmpfs \
+		INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=extra modules_install
+	depmod $(if $(DESTDIR),-b $(DESTDIR)) -a $(KERNELRELEASE)
+	install -D -m 0644 man/hugetmpfs.5 $(DESTDIR)$(MANDIR)/man5/hugetmpfs.5
+
+uninstall:
+	rm -f $(DESTDIR)/lib/modules/$(KERNELRELEASE)/extra/hugetmpfs.ko*
+	rm -f $(DESTDIR)$(MANDIR)/man5/hugetmpfs.5
+	depmod $(if $(DESTDIR),-b $(DESTDIR)) -a $(KERNELRELEASE)
+
+# The Debian package hugetmpfs-dkms, built with Debian's tools (deps step),
+# and the DKMS source tree it installs, for the guest's test (t-dkms.sh).
+DEB_DIR := $(BUILD)/deb
+deb: deps
+	@scripts/build-deb.sh $(DEB_DIR)
 
 checkpatch: kernel
 	@perl "$(KDIR)/scripts/checkpatch.pl" --strict --no-tree -q \

@@ -588,4 +588,5 @@ module_init(htmpfs_init);
 module_exit(htmpfs_exit);
 MODULE_DESCRIPTION("tmpfs on transparent huge pages");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(HTMPFS_VERSION);
 MODULE_ALIAS_FS(HTMPFS_NAME);

@@ -8,6 +8,11 @@
 #                 [--fstests TARBALL] [--suite t|soak]
 #   --bench DIR         the benchmark programs, run at toy size by t-bench.sh
 #   --fstests TARBALL   the fstests build, for t-fstests.sh's short subset
+#   --deb DIR           the Debian package and release tree (make deb), and
+#   --headers TARBALL   the kernel's module build tree (kernel-headers.sh),
+#                       for the install suite (tests/install-*)
+#   --suite install     installing as users do (tests/install-*: DKMS, the
+#                       Debian package, make install) instead of the tests
 #   --suite soak        the long soak (tests/soak-*, make soak) instead of
 #                       the tests (tests/t-*); SOAK_OPS, SOAK_REF_OPS,
 #                       SOAK_SEED, SOAK_MINUTES, SOAK_MODES and
@@ -20,6 +25,7 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 kernel="" rootfs="" module="" tests="" bench="" fstests="" suite=t
+deb="" headers=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2 ;;
@@ -28,6 +34,8 @@ while [ $# -gt 0 ]; do
 	--tests) tests=$2 ;;
 	--bench) bench=$2 ;;
 	--fstests) fstests=$2 ;;
+	--deb) deb=$2 ;;
+	--headers) headers=$2 ;;
 	--suite) suite=$2 ;;
 	*) echo "check: unknown option '$1'" >&2; exit 2 ;;
 	esac
@@ -58,8 +66,15 @@ if [ -n "$fstests" ]; then
 	adds+=(--add "$out/stage/fstests")
 fi
 
+if [ -n "$deb" ]; then
+	mkdir -p "$out/stage/deb"
+	cp -a "$deb/." "$out/stage/deb/"
+	[ -z "$headers" ] || cp "$headers" "$out/stage/deb/extmod-build.tar.gz"
+	adds+=(--add "$out/stage/deb")
+fi
+
 case $suite in
-t|soak) ;;
+t|soak|install) ;;
 *) echo "check: unknown suite '$suite'" >&2; exit 2 ;;
 esac
 # Only digits, and policy names separated by spaces, reach the guest's

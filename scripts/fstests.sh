@@ -9,9 +9,12 @@
 #   FSTESTS_MODES    FS:HUGE pairs (default: both filesystems, both modes)
 #   FSTESTS_OUT      results directory (default fstests/results/<kernel>-<date>)
 #   FSTESTS_TIMEOUT  whole-guest timeout in seconds (default 21600)
-# A run cut short keeps the modes it finished; run the rest as another slice
-# (FSTESTS_ARGS naming the tests left) and merge the slices with
-# fstests/summary.py DIR1 DIR2...
+#   FSTESTS_RESUME   results directories of earlier slices (space-separated):
+#                    the tests they hold are not run again, and the summary
+#                    covers them all
+# check rewrites each mode's result.xml before every test, so a run cut short
+# (timeout, Ctrl-C) keeps every test it finished; resume it with
+# FSTESTS_RESUME=<its directory> and the same FSTESTS_ARGS.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -35,6 +38,18 @@ trap 'rm -rf "$stage"' EXIT
 
 args=${FSTESTS_ARGS:--g quick}
 modes=${FSTESTS_MODES:-}
+resume=()
+for d in ${FSTESTS_RESUME:-}; do
+	[ -d "$d" ] || { echo "fstests: no results directory '$d'" >&2; exit 2; }
+	resume+=("$(cd "$d" && pwd)")
+	# Per mode, the tests this slice holds: run-fstests excludes them.
+	for x in "$d"/*/result.xml; do
+		[ -f "$x" ] || continue
+		m=$(basename "$(dirname "$x")")
+		sed -n 's/.*<testcase [^>]*name="\([^"]*\)".*/\1/p' "$x" \
+			>>"$stage/fstests/done-$m"
+	done
+done
 echo "fstests: $args" >&2
 rc=0
 "$here/qemu-run.sh" --kernel "$kernel" --rootfs "$rootfs" --module "$module" \
@@ -53,6 +68,7 @@ mkdir -p "$out"
 	echo "modes ${modes:-default}"
 	echo "accel ${HUGETMPFS_ACCEL:-tcg}"
 	echo "args $args"
+	[ ${#resume[@]} -eq 0 ] || echo "resumes ${resume[*]}"
 	echo "guest exit status $rc"
 } >"$out/run.txt"
 case $rc in
@@ -61,7 +77,7 @@ case $rc in
 *) echo "fstests: the guest stopped abnormally (status $rc)" >&2 ;;
 esac
 python3 "$top/fstests/summary.py" --expunge "$top/fstests/expunge" \
-	--out "$out" "$out"
+	--out "$out" "${resume[@]}" "$out"
 src=$?
 echo "fstests: summary in $out/summary.md" >&2
 exit $src

@@ -11,6 +11,8 @@ pkgs=(linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
 pkgs+=(autoconf automake libtool make gcc pkg-config xfslibs-dev uuid-dev
        libattr1-dev libacl1-dev libaio-dev liburing-dev libgdbm-dev
        libgdbm-compat-dev libcap-dev)
+# the hugetmpfs-dkms Debian package (make deb, and its test in make check)
+pkgs+=(dpkg-dev debhelper dh-dkms)
 [ "${1:-}" != bench ] || pkgs+=(python3-matplotlib)
 
 missing=()

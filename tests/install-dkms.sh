@@ -1,0 +1,138 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Installing as users do (issue 14), against the running kernel's module
+# build tree (as /lib/modules/$(uname -r)/build, from the payload): DKMS from
+# the release tree (dkms add, build, install, remove), the hugetmpfs-dkms
+# Debian package (apt install, apt remove) and make install/uninstall. After
+# each: modprobe loads the installed module (its version and path checked),
+# modprobe -r unloads it, a mount without modprobe autoloads it through its
+# fs-hugetmpfs alias and serves data, and removal leaves nothing behind.
+# man 5 hugetmpfs renders without warnings. The runner's module is unloaded
+# for the test (which has no mount) and loaded again after it.
+# timeout: 1800
+# mount: none
+set -u
+. "$(dirname "$0")/lib.sh"
+deb_dir=/payload/deb
+kver=$(uname -r)
+m=/mnt/install-dkms
+log=/tmp/install-dkms.log
+
+tree=$(ls -d $deb_dir/hugetmpfs-*/ 2>/dev/null | head -n1)
+if [ -z "$tree" ] || [ ! -f $deb_dir/extmod-build.tar.gz ]; then
+	echo "no Debian package or kernel headers in the guest (make check-install)"
+	exit 77
+fi
+tree=${tree%/}
+version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$tree/dkms.conf")
+deb=$deb_dir/hugetmpfs-dkms_${version}_all.deb
+
+# Whatever happens here, no installed module stays loaded: the runner loads
+# its own again for the tests after this one.
+restore() {
+	umount $m 2>/dev/null
+	grep -q '^hugetmpfs ' /proc/modules && rmmod hugetmpfs
+}
+trap restore EXIT
+# guest-init's /mnt/huge too; the runner expects no mount at its end.
+for mnt in $(awk '$3 == "hugetmpfs" { print $2 }' /proc/mounts); do
+	umount "$mnt" || exit 2
+done
+rmmod hugetmpfs || exit 2
+
+# What the kernel's packages provide: /lib/modules/$kver with the module
+# build tree (a linux-headers package's content) as build/.
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+mkdir -p "/lib/modules/$kver" /usr/src $m
+tar -C /usr/src -xzf $deb_dir/extmod-build.tar.gz || exit 2
+rm -rf "/usr/src/linux-headers-$kver"
+mv /usr/src/build "/usr/src/linux-headers-$kver"
+ln -sfn "/usr/src/linux-headers-$kver" "/lib/modules/$kver/build"
+depmod -a "$kver"
+
+not() { ! "$@" >/dev/null 2>&1; }
+
+# run WHAT COMMAND...: a check whose output goes to the log (shown on failure).
+run() {
+	local what=$1
+	shift
+	local start=$SECONDS
+	echo "## $what: $*" >>$log
+	if ! "$@" >>$log 2>&1; then
+		tail -n 25 $log
+		check "$what" false
+		return 1
+	fi
+	echo "$what: $((SECONDS - start)) s" | tee /dev/console
+	check "$what" true
+}
+
+# use_module HOW PATH: the installed module at PATH works the way users use it.
+use_module() {
+	local how=$1 path=$2
+	check "$how: modinfo finds $path" test "$(modinfo -n hugetmpfs 2>&1)" = "$path"
+	run "$how: modprobe hugetmpfs" modprobe hugetmpfs
+	check "$how: the loaded module is version $version" \
+		test "$(cat /sys/module/hugetmpfs/version 2>&1)" = "$version"
+	run "$how: modprobe -r hugetmpfs" modprobe -r hugetmpfs
+	check "$how: unloaded" test ! -e /sys/module/hugetmpfs
+	# No modprobe: the kernel asks for fs-hugetmpfs itself.
+	run "$how: mount autoloads the module" mount -t hugetmpfs -o huge=always none $m
+	check "$how: loaded by the mount" test -d /sys/module/hugetmpfs
+	head -c 4M /dev/urandom >/tmp/install-dkms.data
+	cp /tmp/install-dkms.data $m/f
+	echo 3 >/proc/sys/vm/drop_caches
+	check "$how: data reads back" cmp -s /tmp/install-dkms.data $m/f
+	run "$how: umount" umount $m
+	run "$how: modprobe -r after umount" modprobe -r hugetmpfs
+	check "$how: unloaded after umount" test ! -e /sys/module/hugetmpfs
+}
+
+# gone HOW: nothing of the module is left where it was installed.
+gone() {
+	check "$1: no hugetmpfs module left" \
+		test -z "$(find /lib/modules/"$kver" -name 'hugetmpfs.ko*')"
+	check "$1: modprobe no longer finds it" not modinfo -n hugetmpfs
+	check "$1: dkms knows nothing of it" test -z "$(dkms status hugetmpfs 2>&1)"
+}
+
+: >$log
+export DEBIAN_FRONTEND=noninteractive
+
+# 1. DKMS by hand, from the release tree.
+run "dkms add" dkms add "$tree"
+run "dkms build" dkms build "hugetmpfs/$version" -k "$kver"
+run "dkms install" dkms install "hugetmpfs/$version" -k "$kver"
+check "dkms status: installed" \
+	grep -q "installed" <<<"$(dkms status "hugetmpfs/$version" -k "$kver")"
+use_module dkms "/lib/modules/$kver/updates/dkms/hugetmpfs.ko"
+run "dkms remove" dkms remove "hugetmpfs/$version" --all
+rm -rf "/usr/src/hugetmpfs-$version"
+gone "dkms remove"
+
+# 2. The Debian package: its postinst runs dkms for the running kernel.
+run "apt install ./hugetmpfs-dkms_${version}_all.deb" \
+	apt-get install -y --no-install-recommends "$deb"
+check "dpkg: hugetmpfs-dkms installed" \
+	test "$(dpkg-query -W -f='${Status}' hugetmpfs-dkms 2>&1)" = "install ok installed"
+use_module deb "/lib/modules/$kver/updates/dkms/hugetmpfs.ko"
+# The man page, from the package.
+page=$(MANWIDTH=80 man --warnings -P cat 5 hugetmpfs 2>/tmp/install-dkms.man)
+check "man 5 hugetmpfs renders" grep -q "huge=within_size" <<<"$page"
+check "man 5 hugetmpfs: no warnings" test ! -s /tmp/install-dkms.man
+[ -s /tmp/install-dkms.man ] && head -n 20 /tmp/install-dkms.man
+run "apt remove hugetmpfs-dkms" apt-get remove -y --purge hugetmpfs-dkms
+gone "apt remove"
+
+# 3. make install, as someone building by hand does.
+rm -rf /tmp/install-dkms.src
+cp -a "$tree" /tmp/install-dkms.src
+run "make install" make -C /tmp/install-dkms.src install
+check "make install: the man page" test -f /usr/local/share/man/man5/hugetmpfs.5
+use_module "make install" "/lib/modules/$kver/extra/hugetmpfs.ko"
+run "make uninstall" make -C /tmp/install-dkms.src uninstall
+check "make uninstall: no man page" test ! -e /usr/local/share/man/man5/hugetmpfs.5
+gone "make uninstall"
+
+rm -rf /tmp/install-dkms.src /tmp/install-dkms.data
+done_checks install-dkms
