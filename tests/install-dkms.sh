@@ -17,6 +17,7 @@ deb_dir=/payload/deb
 kver=$(uname -r)
 m=/mnt/install-dkms
 log=/tmp/install-dkms.log
+: >$log
 
 tree=$(ls -d $deb_dir/hugetmpfs-*/ 2>/dev/null | head -n1)
 if [ -z "$tree" ] || [ ! -f $deb_dir/extmod-build.tar.gz ]; then
@@ -44,11 +45,14 @@ rmmod hugetmpfs || exit 2
 # build tree (a linux-headers package's content) as build/.
 [ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
 mkdir -p "/lib/modules/$kver" /usr/src $m
-tar -C /usr/src -xzf $deb_dir/extmod-build.tar.gz || exit 2
-rm -rf "/usr/src/linux-headers-$kver"
-mv /usr/src/build "/usr/src/linux-headers-$kver"
+rm -rf /tmp/install-dkms.kernel "/usr/src/linux-headers-$kver"
+mkdir /tmp/install-dkms.kernel
+tar -C /tmp/install-dkms.kernel -xzf $deb_dir/extmod-build.tar.gz || exit 2
+mv /tmp/install-dkms.kernel/build "/usr/src/linux-headers-$kver"
+cp /tmp/install-dkms.kernel/modules/* "/lib/modules/$kver/"
+rm -rf /tmp/install-dkms.kernel
 ln -sfn "/usr/src/linux-headers-$kver" "/lib/modules/$kver/build"
-depmod -a "$kver"
+depmod -a "$kver" >>$log 2>&1
 
 not() { ! "$@" >/dev/null 2>&1; }
 
@@ -96,7 +100,6 @@ gone() {
 	check "$1: dkms knows nothing of it" test -z "$(dkms status hugetmpfs 2>&1)"
 }
 
-: >$log
 export DEBIAN_FRONTEND=noninteractive
 
 # 1. DKMS by hand, from the release tree.
