@@ -5,7 +5,8 @@
 usage: summary.py [--expunge FILE] [--out DIR] RESULTS...
 
 Each RESULTS directory holds one fstests RESULT_BASE per mode, named
-FS-HUGE (hugetmpfs-always, tmpfs-always, ...), each with its result.xml.
+FS-HUGE (hugetmpfs-always, tmpfs-always, ...), each with its result.xml
+(check -R xunit) or else its check.log and the tests' .notrun files.
 Several RESULTS directories (slices of one long run) are merged; a test
 seen twice keeps its last result. Prints, and with --out writes as
 summary.md and summary.json: per mode the tests that passed, failed and
@@ -37,6 +38,27 @@ def read_mode(path):
     return tests
 
 
+def read_log(base):
+    """{test: (status, message)} from check.log, without an xunit report"""
+    tests = {}
+    with open(os.path.join(base, "check.log")) as f:
+        for line in f:
+            key, _, names = line.partition(": ")
+            names = names.split()
+            if key == "Ran":
+                for t in names:
+                    tests[t] = ("pass", "")
+            elif key in ("Not run", "Failures"):
+                for t in names:
+                    why = ""
+                    notrun = os.path.join(base, t + ".notrun")
+                    if key == "Not run" and os.path.exists(notrun):
+                        with open(notrun) as n:
+                            why = n.read().strip()
+                    tests[t] = ("notrun" if key == "Not run" else "fail", why)
+    return tests
+
+
 def read_expunge(path):
     """{test: reason} from an fstests expunge file (reason after #)"""
     reasons = {}
@@ -60,9 +82,14 @@ def main():
     modes = {}
     for res in args.results:
         for name in sorted(os.listdir(res)):
-            xml = os.path.join(res, name, "result.xml")
-            if os.path.exists(xml):
-                modes.setdefault(name, {}).update(read_mode(xml))
+            base = os.path.join(res, name)
+            if os.path.exists(os.path.join(base, "result.xml")):
+                tests = read_mode(os.path.join(base, "result.xml"))
+            elif os.path.exists(os.path.join(base, "check.log")):
+                tests = read_log(base)
+            else:
+                continue
+            modes.setdefault(name, {}).update(tests)
     expunged = read_expunge(args.expunge)
 
     lines = ["# fstests: hugetmpfs against tmpfs", ""]
