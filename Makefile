@@ -99,16 +99,22 @@ run: all
 		--module $(MODULE) --timeout 0 \
 		$(if $(SHARE),--share "$(SHARE)") $(if $(CMD),--cmd "$$CMD")
 
-# make check [T='glob of test names']
+# make check [T='glob of test names']: the tests, and the install suite
+# whenever what installing depends on changed since it last passed.
 check: all deb
 	@scripts/check.sh --kernel "$(KDIR)/arch/x86/boot/bzImage" \
 		--rootfs "$(ROOTFS)" \
 		--module $(MODULE) --tests $(BUILD)/tests --bench $(BUILD)/bench \
-		$(if $(wildcard $(FSTESTS_TGZ)),--fstests "$(FSTESTS_TGZ)")
+		$(if $(wildcard $(FSTESTS_TGZ)),--fstests "$(FSTESTS_TGZ)") \
+		--deb $(DEB_DIR) --headers "$$(scripts/kernel-headers.sh $(KDIR))" \
+		--install-stamp "$$(scripts/install-stamp.sh $(KDIR) $(ROOTFS))" \
+		--install-kdir "$(KDIR)"
 
-# make check-install: DKMS, the Debian package and make install in the guest,
-# building the module there against the test kernel (README, Install).
+# make check-install: the install suite alone, always: make install on the
+# host, DKMS and the Debian package in the guest, which builds the module
+# against the test kernel (README, Install).
 check-install: module rootfs tests deb
+	@scripts/check-make-install.sh "$(KDIR)"
 	@scripts/check.sh --kernel "$(KDIR)/arch/x86/boot/bzImage" \
 		--rootfs "$(ROOTFS)" \
 		--module $(MODULE) --tests $(BUILD)/tests --suite install \
@@ -151,7 +157,7 @@ uninstall:
 	depmod $(if $(DESTDIR),-b $(DESTDIR)) -a $(KERNELRELEASE)
 
 # The Debian package hugetmpfs-dkms, built with Debian's tools (deps step),
-# and the DKMS source tree it installs, for the guest's test (t-dkms.sh).
+# and the DKMS source tree it installs, for the guest's install-dkms.sh.
 DEB_DIR := $(BUILD)/deb
 deb: deps
 	@scripts/build-deb.sh $(DEB_DIR)

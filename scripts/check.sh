@@ -11,8 +11,13 @@
 #   --deb DIR           the Debian package and release tree (make deb), and
 #   --headers TARBALL   the kernel's module build tree (kernel-headers.sh),
 #                       for the install suite (tests/install-*)
-#   --suite install     installing as users do (tests/install-*: DKMS, the
-#                       Debian package, make install) instead of the tests
+#   --suite install     installing as users do (tests/install-*: DKMS and the
+#                       Debian package) instead of the tests; "t install" both
+#   --install-stamp F   with --deb: add the install suite to the tests, and
+#                       check make install on the host against the tree of
+#   --install-kdir DIR  (scripts/check-make-install.sh), unless F exists; F
+#                       is made when they all pass. F is named after what
+#                       installing depends on (Makefile, install-key)
 #   --suite soak        the long soak (tests/soak-*, make soak) instead of
 #                       the tests (tests/t-*); SOAK_OPS, SOAK_REF_OPS,
 #                       SOAK_SEED, SOAK_MINUTES, SOAK_MODES and
@@ -25,7 +30,7 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 kernel="" rootfs="" module="" tests="" bench="" fstests="" suite=t
-deb="" headers=""
+deb="" headers="" install_stamp="" install_kdir=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2 ;;
@@ -37,6 +42,8 @@ while [ $# -gt 0 ]; do
 	--deb) deb=$2 ;;
 	--headers) headers=$2 ;;
 	--suite) suite=$2 ;;
+	--install-stamp) install_stamp=$2 ;;
+	--install-kdir) install_kdir=$2 ;;
 	*) echo "check: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift 2
@@ -74,7 +81,7 @@ if [ -n "$deb" ]; then
 fi
 
 case $suite in
-t|soak|install) ;;
+t|soak|install|"t install") ;;
 *) echo "check: unknown suite '$suite'" >&2; exit 2 ;;
 esac
 # Only digits, and policy names separated by spaces, reach the guest's
@@ -107,17 +114,37 @@ for v in $(compgen -v SOAK_); do
 	soak_env+="$v='${!v}' "
 done
 
+# The install suite takes minutes under TCG (the guest compiles the module):
+# it runs when what installing depends on has changed since it last passed.
+host_passed=0 host_failed=0
+# A run of chosen tests (T=) leaves it out.
+if [ -n "$install_stamp" ] && [ -n "$deb" ] && [ "${T:-*}" = "*" ]; then
+	if [ -f "$install_stamp" ]; then
+		echo "# install suite: passed on $(date -r "$install_stamp" '+%F %T')" \
+			"with these inputs ($(basename "$install_stamp")); not run again"
+	else
+		suite="t install"
+		if "$here/check-make-install.sh" "$install_kdir"; then
+			echo "ok - make install (on the host)"
+			host_passed=1
+		else
+			echo "not ok - make install (on the host)"
+			host_failed=1
+		fi
+	fi
+fi
+
 rc=0
 "$here/qemu-run.sh" --kernel "$kernel" --rootfs "$rootfs" --module "$module" \
 	"${adds[@]}" --out "$out/result" --log "$log" \
 	--timeout "$(( ${HUGETMPFS_TIMEOUT:-2400} * scale ))" \
-	--cmd "T='${T:-*}' SUITE=$suite TIMEOUT_SCALE=$scale \
+	--cmd "T='${T:-*}' SUITE='$suite' TIMEOUT_SCALE=$scale \
 $soak_env/payload/tests/run-tests" || rc=$?
 
-passed=0 failed=0
+passed=$host_passed failed=$host_failed
 if [ -f "$out/result/results.tap" ]; then
-	passed=$(grep -c '^ok ' "$out/result/results.tap")
-	failed=$(grep -c '^not ok ' "$out/result/results.tap")
+	passed=$((passed + $(grep -c '^ok ' "$out/result/results.tap")))
+	failed=$((failed + $(grep -c '^not ok ' "$out/result/results.tap")))
 fi
 
 fail() { echo "not ok - $*"; failed=$((failed + 1)); }
@@ -136,6 +163,12 @@ pattern='(Oops|BUG:|WARNING:|KASAN|kmemleak: [0-9]+ new suspected|unreferenced o
 if grep -aEq "$pattern" "$log"; then
 	fail "guest kernel log has a kernel report:"
 	grep -aE -m 20 "$pattern" "$log" | sed 's/^/#   /'
+fi
+
+# The install suite passed (not skipped) in a run that passed as a whole.
+if [ "$suite" = "t install" ] && [ "$failed" -eq 0 ] &&
+   grep -q '^ok [0-9]* - install-dkms.sh ([0-9]*s)$' "$out/result/results.tap"; then
+	touch "$install_stamp"
 fi
 
 rm -rf "$out"
