@@ -3,6 +3,8 @@
 # boot the guest (make run) or run the test suite in it (make check).
 
 CACHE ?= $(or $(HUGETMPFS_CACHE),/var/cache/hugetmpfs)
+# When this make started: what was built after it was built by this run.
+MAKE_START := $(shell date +%s)
 export HUGETMPFS_CACHE := $(CACHE)
 BUILD := $(CURDIR)/build
 
@@ -51,7 +53,17 @@ endef
 module: kernel
 	$(call build-module,$(KDIR),$(MODSRC))
 
-tests: deps $(TEST_BINS)
+tests: deps $(TEST_BINS) $(BUILD)/tests/hugetmpfsctl
+
+# User tools; the guest finds hugetmpfsctl next to the tests (on its PATH).
+TOOL_CFLAGS := -O2 -Wall -Wextra -Iinclude/uapi
+$(BUILD)/tools/hugetmpfsctl: tools/hugetmpfsctl.c include/uapi/linux/hugetmpfs.h
+	@mkdir -p $(@D)
+	$(CC) $(TOOL_CFLAGS) -Werror -o $@ $<
+
+$(BUILD)/tests/hugetmpfsctl: $(BUILD)/tools/hugetmpfsctl
+	@mkdir -p $(@D)
+	cp $< $@
 
 $(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) include/uapi/linux/hugetmpfs.h
 	@mkdir -p $(@D)
@@ -100,7 +112,8 @@ run: all
 		$(if $(SHARE),--share "$(SHARE)") $(if $(CMD),--cmd "$$CMD")
 
 # make check [T='glob of test names']: the tests, and the install suite
-# whenever what installing depends on changed since it last passed.
+# whenever what installing depends on changed since it last passed (but not
+# in a run that had to build the kernel or the guest image: see README).
 check: all deb
 	@scripts/check.sh --kernel "$(KDIR)/arch/x86/boot/bzImage" \
 		--rootfs "$(ROOTFS)" \
@@ -108,7 +121,7 @@ check: all deb
 		$(if $(wildcard $(FSTESTS_TGZ)),--fstests "$(FSTESTS_TGZ)") \
 		--deb $(DEB_DIR) --headers "$$(scripts/kernel-headers.sh $(KDIR))" \
 		--install-stamp "$$(scripts/install-stamp.sh $(KDIR) $(ROOTFS))" \
-		--install-kdir "$(KDIR)"
+		--install-kdir "$(KDIR)" --started $(MAKE_START)
 
 # make check-install: the install suite alone, always: make install on the
 # host, DKMS and the Debian package in the guest, which builds the module
@@ -150,10 +163,13 @@ install:
 		INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=extra modules_install
 	depmod $(if $(DESTDIR),-b $(DESTDIR)) -a $(KERNELRELEASE)
 	install -D -m 0644 man/hugetmpfs.5 $(DESTDIR)$(MANDIR)/man5/hugetmpfs.5
+	$(CC) $(TOOL_CFLAGS) -o $(INSTALL_MODSRC)/hugetmpfsctl tools/hugetmpfsctl.c
+	install -D -m 0755 $(INSTALL_MODSRC)/hugetmpfsctl $(DESTDIR)$(PREFIX)/sbin/hugetmpfsctl
 
 uninstall:
 	rm -f $(DESTDIR)/lib/modules/$(KERNELRELEASE)/extra/hugetmpfs.ko*
 	rm -f $(DESTDIR)$(MANDIR)/man5/hugetmpfs.5
+	rm -f $(DESTDIR)$(PREFIX)/sbin/hugetmpfsctl
 	depmod $(if $(DESTDIR),-b $(DESTDIR)) -a $(KERNELRELEASE)
 
 # The Debian package hugetmpfs-dkms, built with Debian's tools (deps step),

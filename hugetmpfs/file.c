@@ -13,6 +13,7 @@
 #include <linux/posix_acl.h>
 #include <linux/swap.h>
 #include <linux/uio.h>
+#include <uapi/linux/hugetmpfs.h>
 
 #include "internal.h"
 
@@ -355,6 +356,21 @@ static loff_t htmpfs_llseek(struct file *file, loff_t offset, int whence)
 	return offset;
 }
 
+static long htmpfs_ioctl(struct file *file, unsigned int cmd,
+			 unsigned long arg)
+{
+	switch (cmd) {
+	case HUGETMPFS_IOC_COLLAPSE:
+		return htmpfs_collapse_ioctl(file, (void __user *)arg);
+	case HUGETMPFS_IOC_SET_HUGE:
+	case HUGETMPFS_IOC_GET_HUGE:
+		return htmpfs_huge_ioctl(file, cmd, (u32 __user *)arg);
+	case HUGETMPFS_IOC_STAT:
+		return htmpfs_stat_ioctl(file, (void __user *)arg);
+	}
+	return -ENOTTY;
+}
+
 const struct file_operations htmpfs_file_ops = {
 	.open		= htmpfs_file_open,
 	.release	= htmpfs_file_release,
@@ -362,6 +378,8 @@ const struct file_operations htmpfs_file_ops = {
 	.read_iter	= htmpfs_read_iter,
 	.write_iter	= htmpfs_write_iter,
 	.fallocate	= htmpfs_fallocate,
+	.unlocked_ioctl	= htmpfs_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
 	.mmap		= htmpfs_mmap,
 	.get_unmapped_area = thp_get_unmapped_area,
 	.fsync		= noop_fsync,

@@ -465,6 +465,26 @@ pgoff_t htmpfs_holes_next_hole(struct inode *inode, pgoff_t index,
 }
 
 /**
+ * htmpfs_holes_pages - the hole pages of a file's huge folios
+ * @inode: the file
+ *
+ * Return: pages of its records that hold no data and are still in memory.
+ */
+long htmpfs_holes_pages(struct inode *inode)
+{
+	struct xarray *xa = &HTMPFS_I(inode)->holes;
+	struct htmpfs_holes *h;
+	unsigned long i;
+	long n = 0;
+
+	xa_lock(xa);
+	xa_for_each(xa, i, h)
+		n += h->nr_holes;
+	xa_unlock(xa);
+	return n;
+}
+
+/**
  * htmpfs_holes_evict - drop the records of an inode being evicted
  * @inode: the inode, its page cache already gone
  */

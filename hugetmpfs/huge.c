@@ -8,7 +8,11 @@
 #include <linux/huge_mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/mount.h>
 #include <linux/pagemap.h>
+#include <linux/uaccess.h>
+
+#include <uapi/linux/hugetmpfs.h>
 
 #include "internal.h"
 #include "trace.h"
@@ -54,6 +58,93 @@ module_param_cb(huge_override, &htmpfs_override_ops, NULL, 0644);
 MODULE_PARM_DESC(huge_override,
 		 "none (mounts' huge= decides), deny (never huge) or force (always huge)");
 
+/**
+ * htmpfs_huge_denied - is making huge folios off, module-wide?
+ *
+ * Return: true under huge_override=deny.
+ */
+bool htmpfs_huge_denied(void)
+{
+	return READ_ONCE(htmpfs_override) == HTMPFS_OVERRIDE_DENY;
+}
+
+/**
+ * htmpfs_file_huge - the huge-folio policy in force for a file
+ * @inode: the file
+ *
+ * Return: its own policy (HUGETMPFS_IOC_SET_HUGE), else its mount's huge=.
+ */
+enum htmpfs_huge htmpfs_file_huge(struct inode *inode)
+{
+	int huge = READ_ONCE(HTMPFS_I(inode)->huge);
+
+	if (huge != HTMPFS_HUGE_INHERIT)
+		return huge;
+	return READ_ONCE(HTMPFS_SB(inode->i_sb)->opts.huge);
+}
+
+/* The user interface's HUGETMPFS_HUGE_* values, from ours */
+static const u32 htmpfs_huge_uapi[] = {
+	[HTMPFS_HUGE_NEVER]		= HUGETMPFS_HUGE_NEVER,
+	[HTMPFS_HUGE_ALWAYS]		= HUGETMPFS_HUGE_ALWAYS,
+	[HTMPFS_HUGE_WITHIN_SIZE]	= HUGETMPFS_HUGE_WITHIN_SIZE,
+	[HTMPFS_HUGE_ADVISE]		= HUGETMPFS_HUGE_ADVISE,
+};
+
+/**
+ * htmpfs_huge_to_user - a policy as the user interface says it
+ * @huge: policy, or HTMPFS_HUGE_INHERIT
+ *
+ * Return: the HUGETMPFS_HUGE_* value.
+ */
+u32 htmpfs_huge_to_user(int huge)
+{
+	return huge == HTMPFS_HUGE_INHERIT ? HUGETMPFS_HUGE_INHERIT :
+					     htmpfs_huge_uapi[huge];
+}
+
+/**
+ * htmpfs_huge_ioctl - HUGETMPFS_IOC_SET_HUGE and HUGETMPFS_IOC_GET_HUGE
+ * @file: a regular file of the mount
+ * @cmd: which
+ * @arg: the __u32 policy to set, or where to put it
+ *
+ * Setting takes the owner or CAP_FOWNER, as chattr does; it applies to
+ * folios made from now on.
+ *
+ * Return: 0; -EPERM not the owner, -EINVAL for a value that is no policy
+ * (with a kernel log line), -EFAULT, or -EROFS.
+ */
+long htmpfs_huge_ioctl(struct file *file, unsigned int cmd, u32 __user *arg)
+{
+	struct inode *inode = file_inode(file);
+	int i, huge = HTMPFS_HUGE_INHERIT;
+	u32 val;
+	int err;
+
+	if (cmd == HUGETMPFS_IOC_GET_HUGE)
+		return put_user(htmpfs_huge_to_user(READ_ONCE(HTMPFS_I(inode)->huge)),
+				arg);
+	if (get_user(val, arg))
+		return -EFAULT;
+	for (i = 0; i < ARRAY_SIZE(htmpfs_huge_uapi); i++)
+		if (htmpfs_huge_uapi[i] == val)
+			huge = i;
+	if (huge == HTMPFS_HUGE_INHERIT && val != HUGETMPFS_HUGE_INHERIT) {
+		pr_warn_ratelimited("hugetmpfs: HUGETMPFS_IOC_SET_HUGE: %u is not a policy (0 to 4)\n",
+				    val);
+		return -EINVAL;
+	}
+	if (!inode_owner_or_capable(file_mnt_idmap(file), inode))
+		return -EPERM;
+	err = mnt_want_write_file(file);
+	if (err)
+		return err;
+	WRITE_ONCE(HTMPFS_I(inode)->huge, huge);
+	mnt_drop_write_file(file);
+	return 0;
+}
+
 /*
  * A write that extends the file from the start of an empty 2 MiB range over
  * at least half of it: a file written sequentially in large writes, which
@@ -78,7 +169,8 @@ static bool htmpfs_appending_half(struct inode *inode, pgoff_t index,
  * @vma: the mapping being faulted, or NULL for write(2)
  *
  * MADV_NOHUGEPAGE (and PR_SET_THP_DISABLE) always win; then the module
- * override; then the mount's huge= policy, with mainline tmpfs's meaning:
+ * override; then the file's own policy if it has one, else the mount's
+ * huge= policy, with mainline tmpfs's meaning:
  * within_size wants the whole 2 MiB range inside i_size or the write (or an
  * appending write over half of it, see htmpfs_appending_half()), and
  * otherwise falls back to advise, which wants MADV_HUGEPAGE.
@@ -101,8 +193,9 @@ bool htmpfs_huge_allowed(struct inode *inode, pgoff_t index, loff_t write_end,
 		return true;
 	}
 
-	switch (READ_ONCE(HTMPFS_SB(inode->i_sb)->opts.huge)) {
+	switch (htmpfs_file_huge(inode)) {
 	case HTMPFS_HUGE_NEVER:
+	case HTMPFS_HUGE_INHERIT:	/* resolved by htmpfs_file_huge() */
 		return false;
 	case HTMPFS_HUGE_ALWAYS:
 		return true;

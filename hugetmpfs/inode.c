@@ -56,6 +56,7 @@ struct inode *htmpfs_alloc_inode(struct super_block *sb)
 	info->holes_gen = 0;
 	info->holes_mapped_w = false;
 	info->fsflags = 0;
+	info->huge = HTMPFS_HUGE_INHERIT;
 	simple_xattrs_init(&info->xattrs);
 	return &info->vfs_inode;
 }

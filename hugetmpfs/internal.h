@@ -18,6 +18,7 @@
  *   export.c file handles (name_to_handle_at, NFS export)
  *   mpol.c   NUMA placement: mpol= and mbind()
  *   quota.c  usrquota and grpquota, in memory
+ *   collapse.c  rebuilding huge folios from small ones (the collapse ioctl)
  */
 #ifndef _HUGETMPFS_INTERNAL_H
 #define _HUGETMPFS_INTERNAL_H
@@ -67,6 +68,7 @@ enum htmpfs_huge {
 	HTMPFS_HUGE_ALWAYS,
 	HTMPFS_HUGE_WITHIN_SIZE,
 	HTMPFS_HUGE_ADVISE,
+	HTMPFS_HUGE_INHERIT = -1,	/* a file's: its mount's */
 };
 
 /* Mount options, as parsed and as applied */
@@ -97,6 +99,11 @@ enum htmpfs_stat {
 	HTMPFS_STAT_HOLES_SPLIT,		/* split, data pages kept in place */
 	HTMPFS_STAT_HOLES_SKIPPED_MAPPED,	/* not freed this time: mapped */
 	HTMPFS_STAT_HOLES_SKIPPED_BUSY,		/* ... locked, pinned, no memory */
+	HTMPFS_STAT_COLLAPSED,			/* 2 MiB ranges made huge folios */
+	HTMPFS_STAT_COLLAPSE_SPARSE,		/* not: more holes than allowed */
+	HTMPFS_STAT_COLLAPSE_BUSY,		/* not: pinned, locked, in flight */
+	HTMPFS_STAT_COLLAPSE_NOMEM,		/* not: no huge page to be had */
+	HTMPFS_STAT_COLLAPSE_NOSPACE,		/* not: size= or quota reached */
 	HTMPFS_NR_STATS
 };
 
@@ -170,6 +177,10 @@ static inline struct htmpfs_sb_info *HTMPFS_SB(struct super_block *sb)
  * @holes_gen: generation of the last record made
  * @holes_mapped_w: the file has been mapped shared and writable
  * @holes_iput: on the mount's holes_iputs
+ * @fsflags: FS_*_FL, under the inode lock
+ * @crtime: birth time
+ * @huge: its own huge-folio policy (enum htmpfs_huge), or
+ *	HTMPFS_HUGE_INHERIT: its mount's
  * @xattrs: extended attributes
  * @dir_offsets: for a directory, readdir positions that stay put while
  *	entries come and go
@@ -187,8 +198,9 @@ struct htmpfs_inode_info {
 	unsigned int holes_gen;
 	bool holes_mapped_w;
 	struct llist_node holes_iput;
-	unsigned int fsflags;	/* FS_*_FL, under the inode lock */
+	unsigned int fsflags;
 	struct timespec64 crtime;
+	int huge;
 	struct simple_xattrs xattrs;
 	struct offset_ctx dir_offsets;
 	struct inode vfs_inode;
@@ -254,6 +266,10 @@ bool htmpfs_huge_allowed(struct inode *inode, pgoff_t index, loff_t write_end,
 			 struct vm_area_struct *vma);
 void htmpfs_punch(struct inode *inode, loff_t start, loff_t end);
 void htmpfs_truncate(struct inode *inode, loff_t size);
+bool htmpfs_huge_denied(void);
+enum htmpfs_huge htmpfs_file_huge(struct inode *inode);
+u32 htmpfs_huge_to_user(int huge);
+long htmpfs_huge_ioctl(struct file *file, unsigned int cmd, u32 __user *arg);
 
 /* alloc.c */
 
@@ -294,6 +310,7 @@ void htmpfs_holes_evict(struct inode *inode);
 pgoff_t htmpfs_holes_next_data(struct inode *inode, pgoff_t index);
 pgoff_t htmpfs_holes_next_hole(struct inode *inode, pgoff_t index,
 			       pgoff_t last);
+long htmpfs_holes_pages(struct inode *inode);
 
 /* mpol.c: NUMA placement (without CONFIG_NUMA, folios come from anywhere) */
 #ifdef CONFIG_NUMA
@@ -375,6 +392,23 @@ void htmpfs_holes_punched(struct inode *inode, loff_t lo, loff_t hi);
 void htmpfs_holes_release(struct inode *inode);
 long htmpfs_holes_reclaim(struct htmpfs_sb_info *sbi, long pages);
 
+/* collapse.c */
+
+/* What became of a 2 MiB range that was to be collapsed */
+enum htmpfs_collapse {
+	HTMPFS_COLLAPSED,		/* one PMD-sized folio now */
+	HTMPFS_COLLAPSE_HUGE,		/* already was */
+	HTMPFS_COLLAPSE_EMPTY,		/* all hole, or past EOF: nothing to do */
+	HTMPFS_COLLAPSE_SPARSE,		/* more holes than allowed */
+	HTMPFS_COLLAPSE_BUSY,		/* pinned, locked, under I/O, poisoned */
+	HTMPFS_COLLAPSE_NOMEM,		/* no huge page, or its cgroup is full */
+	HTMPFS_COLLAPSE_NOSPACE,	/* the holes would pass size= or quota */
+};
+
+enum htmpfs_collapse htmpfs_collapse(struct inode *inode, pgoff_t index,
+				     unsigned int max_holes, gfp_t gfp);
+long htmpfs_collapse_ioctl(struct file *file, void __user *arg);
+
 /* attr.c */
 void htmpfs_inherit_flags(struct inode *inode, const struct inode *dir);
 int htmpfs_fileattr_get(struct dentry *dentry, struct fileattr *fa);
@@ -406,6 +440,7 @@ const char *htmpfs_huge_name(enum htmpfs_huge huge);
 void htmpfs_count(struct htmpfs_sb_info *sbi, enum htmpfs_stat stat);
 void htmpfs_count_add(struct htmpfs_sb_info *sbi, enum htmpfs_stat stat,
 		      long n);
+long htmpfs_stat_ioctl(struct file *file, void __user *arg);
 int htmpfs_sysfs_add_sb(struct super_block *sb);
 void htmpfs_sysfs_del_sb(struct htmpfs_sb_info *sbi);
 int htmpfs_sysfs_init(void);

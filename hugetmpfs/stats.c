@@ -7,7 +7,9 @@
 #include <linux/kobject.h>
 #include <linux/pagemap.h>
 #include <linux/sysfs.h>
+#include <linux/uaccess.h>
 #include <linux/writeback.h>
+#include <uapi/linux/hugetmpfs.h>
 
 #include "internal.h"
 
@@ -84,6 +86,7 @@ static struct htmpfs_sb_info *htmpfs_kobj_sbi(struct kobject *kobj)
 struct htmpfs_usage {
 	long huge;		/* PMD-sized folios */
 	long pmd_mapped;	/* of those, mapped by a PMD somewhere */
+	long small;		/* pages of smaller folios */
 };
 
 static void htmpfs_usage_inode(struct inode *inode, struct htmpfs_usage *u)
@@ -109,6 +112,8 @@ static void htmpfs_usage_inode(struct inode *inode, struct htmpfs_usage *u)
 			u->huge++;
 			if (folio_entire_mapcount(folio))
 				u->pmd_mapped++;
+		} else {
+			u->small += folio_nr_pages(folio);
 		}
 		folio_put(folio);
 		if (need_resched()) {
@@ -119,6 +124,32 @@ static void htmpfs_usage_inode(struct inode *inode, struct htmpfs_usage *u)
 		}
 	}
 	rcu_read_unlock();
+}
+
+/**
+ * htmpfs_stat_ioctl - HUGETMPFS_IOC_STAT: how a file is held in memory
+ * @file: a regular file of the mount
+ * @arg: its struct hugetmpfs_stat
+ *
+ * Walks the file's page cache: a snapshot, for tools and diagnosis.
+ *
+ * Return: 0 or -EFAULT.
+ */
+long htmpfs_stat_ioctl(struct file *file, void __user *arg)
+{
+	struct inode *inode = file_inode(file);
+	struct htmpfs_usage u = {};
+	struct hugetmpfs_stat st = {};
+
+	htmpfs_usage_inode(inode, &u);
+	st.size = i_size_read(inode);
+	st.huge_folios = u.huge;
+	st.small_pages = u.small;
+	st.pmd_mapped = u.pmd_mapped;
+	st.hole_pages = htmpfs_holes_pages(inode);
+	st.huge = htmpfs_huge_to_user(htmpfs_file_huge(inode));
+	st.huge_own = htmpfs_huge_to_user(READ_ONCE(HTMPFS_I(inode)->huge));
+	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
 }
 
 /* Walk the inodes as drop_caches does, pinning one while looking at it. */
@@ -182,6 +213,11 @@ HTMPFS_STAT_ATTR(holes_blocks_returned, HTMPFS_STAT_HOLES_BLOCKS_RETURNED);
 HTMPFS_STAT_ATTR(holes_split, HTMPFS_STAT_HOLES_SPLIT);
 HTMPFS_STAT_ATTR(holes_skipped_mapped, HTMPFS_STAT_HOLES_SKIPPED_MAPPED);
 HTMPFS_STAT_ATTR(holes_skipped_busy, HTMPFS_STAT_HOLES_SKIPPED_BUSY);
+HTMPFS_STAT_ATTR(collapsed, HTMPFS_STAT_COLLAPSED);
+HTMPFS_STAT_ATTR(collapse_fail_sparse, HTMPFS_STAT_COLLAPSE_SPARSE);
+HTMPFS_STAT_ATTR(collapse_fail_busy, HTMPFS_STAT_COLLAPSE_BUSY);
+HTMPFS_STAT_ATTR(collapse_fail_nomem, HTMPFS_STAT_COLLAPSE_NOMEM);
+HTMPFS_STAT_ATTR(collapse_fail_nospace, HTMPFS_STAT_COLLAPSE_NOSPACE);
 
 /* A level of one mount, or the module's total */
 static long htmpfs_level_show(struct kobject *kobj, enum htmpfs_level level)
@@ -295,6 +331,11 @@ static struct attribute *htmpfs_counter_attrs[] = {
 	&htmpfs_attr_holes_split.attr.attr,
 	&htmpfs_attr_holes_skipped_mapped.attr.attr,
 	&htmpfs_attr_holes_skipped_busy.attr.attr,
+	&htmpfs_attr_collapsed.attr.attr,
+	&htmpfs_attr_collapse_fail_sparse.attr.attr,
+	&htmpfs_attr_collapse_fail_busy.attr.attr,
+	&htmpfs_attr_collapse_fail_nomem.attr.attr,
+	&htmpfs_attr_collapse_fail_nospace.attr.attr,
 	&htmpfs_attr_inodes.attr,
 	&htmpfs_attr_used_bytes.attr,
 	&htmpfs_attr_free_hole_bytes.attr,

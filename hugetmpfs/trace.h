@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * hugetmpfs tracepoints, on the slow paths: making a huge folio (or failing
- * to), splitting one, and each pass of the hole shrinker. Enable with
+ * to), splitting one, each pass of the hole shrinker, and each collapse of
+ * a range (or what stopped it). Enable with
  *   echo 1 > /sys/kernel/tracing/events/hugetmpfs/enable
  */
 #undef TRACE_SYSTEM
@@ -12,6 +13,8 @@
 
 #include <linux/fs.h>
 #include <linux/tracepoint.h>
+
+#include "internal.h"
 
 TRACE_EVENT(hugetmpfs_huge_alloc,
 	    TP_PROTO(struct inode *inode, pgoff_t index, long err),
@@ -72,6 +75,38 @@ TRACE_EVENT(hugetmpfs_holes_shrink,
 		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->asked,
 		      __entry->records, __entry->freed, __entry->moved,
 		      __entry->blocks, __entry->skipped)
+);
+
+TRACE_DEFINE_ENUM(HTMPFS_COLLAPSED);
+TRACE_DEFINE_ENUM(HTMPFS_COLLAPSE_HUGE);
+TRACE_DEFINE_ENUM(HTMPFS_COLLAPSE_EMPTY);
+TRACE_DEFINE_ENUM(HTMPFS_COLLAPSE_SPARSE);
+TRACE_DEFINE_ENUM(HTMPFS_COLLAPSE_BUSY);
+TRACE_DEFINE_ENUM(HTMPFS_COLLAPSE_NOMEM);
+TRACE_DEFINE_ENUM(HTMPFS_COLLAPSE_NOSPACE);
+
+TRACE_EVENT(hugetmpfs_collapse,
+	    TP_PROTO(struct inode *inode, pgoff_t index, int result),
+	    TP_ARGS(inode, index, result),
+	    TP_STRUCT__entry(__field(dev_t, dev)
+			     __field(unsigned long, ino)
+			     __field(pgoff_t, index)
+			     __field(int, result)),
+	    TP_fast_assign(__entry->dev = inode->i_sb->s_dev;
+			   __entry->ino = inode->i_ino;
+			   __entry->index = index;
+			   __entry->result = result;),
+	    TP_printk("dev %d:%d ino %lu index %lu %s",
+		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino,
+		      __entry->index,
+		      __print_symbolic(__entry->result,
+				       { HTMPFS_COLLAPSED, "collapsed" },
+				       { HTMPFS_COLLAPSE_HUGE, "already huge" },
+				       { HTMPFS_COLLAPSE_EMPTY, "empty" },
+				       { HTMPFS_COLLAPSE_SPARSE, "too many holes" },
+				       { HTMPFS_COLLAPSE_BUSY, "busy" },
+				       { HTMPFS_COLLAPSE_NOMEM, "no huge page" },
+				       { HTMPFS_COLLAPSE_NOSPACE, "no space" }))
 );
 
 #endif /* _HUGETMPFS_TRACE_H */

@@ -13,7 +13,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "${1:?usage: build-deb.sh OUTDIR}"
 out=$(cd "$1" && pwd)
-files=(Makefile dkms.conf hugetmpfs include man debian)
+files=(Makefile dkms.conf hugetmpfs include man tools debian)
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
 [ -n "$version" ] || { echo "deb: no PACKAGE_VERSION in dkms.conf" >&2; exit 1; }
 

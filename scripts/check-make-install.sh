@@ -25,7 +25,7 @@ check() {
 # A copy of the release tree, as a user unpacks it.
 mkdir "$work/src"
 cp -R "$top/Makefile" "$top/dkms.conf" "$top/hugetmpfs" "$top/include" \
-	"$top/man" "$work/src/"
+	"$top/man" "$top/tools" "$work/src/"
 dest=$work/root
 args=(-C "$work/src" KERNELRELEASE="$krel" INSTALL_KDIR="$kdir"
       DESTDIR="$dest" PREFIX=/usr)
@@ -44,6 +44,8 @@ check "depmod indexed it" grep -q "^extra/hugetmpfs.ko:" \
 check "the filesystem alias, for mount to load it" grep -q "^alias fs-hugetmpfs hugetmpfs$" \
 	"$dest/lib/modules/$krel/modules.alias"
 check "the man page" test -f "$dest/usr/share/man/man5/hugetmpfs.5"
+check "hugetmpfsctl" test -x "$dest/usr/sbin/hugetmpfsctl"
+check "hugetmpfsctl --help" grep -q "^SYNOPSIS" <("$dest/usr/sbin/hugetmpfsctl" --help)
 if ! make "${args[@]}" uninstall >>"$work/log" 2>&1; then
 	tail -n 30 "$work/log"
 	echo "make install: FAIL: make uninstall"
@@ -53,5 +55,6 @@ check "uninstall: no module" test ! -e "$ko"
 check "uninstall: depmod forgot it" not grep -q "^extra/hugetmpfs.ko:" \
 	"$dest/lib/modules/$krel/modules.dep"
 check "uninstall: no man page" test ! -e "$dest/usr/share/man/man5/hugetmpfs.5"
+check "uninstall: no hugetmpfsctl" test ! -e "$dest/usr/sbin/hugetmpfsctl"
 echo "make install: $checks checks, $fails failed"
 [ "$fails" = 0 ]

@@ -17,7 +17,10 @@
 #                       check make install on the host against the tree of
 #   --install-kdir DIR  (scripts/check-make-install.sh), unless F exists; F
 #                       is made when they all pass. F is named after what
-#                       installing depends on (Makefile, install-key)
+#                       installing depends on (scripts/install-stamp.sh)
+#   --started SECONDS   when make started: a kernel or guest image built
+#                       since (a cold run) defers the install suite to the
+#                       next run, which keeps a cold run inside its budget
 #   --suite soak        the long soak (tests/soak-*, make soak) instead of
 #                       the tests (tests/t-*); SOAK_OPS, SOAK_REF_OPS,
 #                       SOAK_SEED, SOAK_MINUTES, SOAK_MODES and
@@ -30,7 +33,7 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 kernel="" rootfs="" module="" tests="" bench="" fstests="" suite=t
-deb="" headers="" install_stamp="" install_kdir=""
+deb="" headers="" install_stamp="" install_kdir="" started=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2 ;;
@@ -44,6 +47,7 @@ while [ $# -gt 0 ]; do
 	--suite) suite=$2 ;;
 	--install-stamp) install_stamp=$2 ;;
 	--install-kdir) install_kdir=$2 ;;
+	--started) started=$2 ;;
 	*) echo "check: unknown option '$1'" >&2; exit 2 ;;
 	esac
 	shift 2
@@ -122,6 +126,10 @@ if [ -n "$install_stamp" ] && [ -n "$deb" ] && [ "${T:-*}" = "*" ]; then
 	if [ -f "$install_stamp" ]; then
 		echo "# install suite: passed on $(date -r "$install_stamp" '+%F %T')" \
 			"with these inputs ($(basename "$install_stamp")); not run again"
+	elif [ -n "$started" ] && { [ "$(stat -c %Y "$kernel")" -ge "$started" ] ||
+				    [ "$(stat -c %Y "$rootfs")" -ge "$started" ]; }; then
+		echo "# install suite: deferred: this run built the kernel or the" \
+			"guest image; the next make check runs it (or make check-install)"
 	else
 		suite="t install"
 		if "$here/check-make-install.sh" "$install_kdir"; then

@@ -17,7 +17,7 @@ cd "$top"
 key=$( {
 	echo "$kdir" "$(basename "$rootfs")"
 	ls hugetmpfs include/uapi/linux
-	cat Makefile dkms.conf hugetmpfs/Kbuild man/hugetmpfs.5 \
+	cat Makefile dkms.conf hugetmpfs/Kbuild man/hugetmpfs.5 tools/*.c \
 		tests/install-dkms.sh tests/run-tests tests/lib.sh \
 		scripts/build-deb.sh scripts/kernel-headers.sh \
 		scripts/check-make-install.sh scripts/install-stamp.sh

@@ -104,7 +104,15 @@ gone() {
 }
 
 export DEBIAN_FRONTEND=noninteractive
-export PATH=/usr/lib/ccache:$PATH CCACHE_DIR=/var/tmp/install-dkms.ccache
+# ccache for every compiler call, whatever environment apt and dpkg give
+# the package's scripts: its cache directory in its configuration file, and
+# its links where the standard PATH finds them first.
+ccache_links="cc gcc gcc-12 x86_64-linux-gnu-gcc x86_64-linux-gnu-gcc-12"
+ccache_dir=/var/tmp/install-dkms.ccache
+echo "cache_dir = $ccache_dir" >/etc/ccache.conf
+for c in $ccache_links; do
+	ln -sf /usr/bin/ccache "/usr/local/bin/$c"
+done
 
 # 1. DKMS by hand, from the release tree.
 run "dkms add" dkms add "$tree"
@@ -132,5 +140,8 @@ check "man 5 hugetmpfs: no warnings" test ! -s /tmp/install-dkms.man
 run "apt remove hugetmpfs-dkms" apt-get remove -y --purge hugetmpfs-dkms
 gone "apt remove"
 
-rm -rf /tmp/install-dkms.data "$CCACHE_DIR"
+for c in $ccache_links; do
+	rm -f "/usr/local/bin/$c"
+done
+rm -rf /tmp/install-dkms.data "$ccache_dir" /etc/ccache.conf
 done_checks install-dkms

@@ -64,6 +64,34 @@ static inline long meminfo_kb(const char *field)
 	return v;
 }
 
+/*
+ * kB of ShmemPmdMapped (or FilePmdMapped) in this process's VMA that starts
+ * at @addr, or -1 (said on stderr)
+ */
+static inline long pmd_mapped_kb(void *addr)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	unsigned long start, end;
+	char line[512];
+	int in_vma = 0;
+	long kb = 0, v;
+
+	if (!f) {
+		fprintf(stderr, "cannot read /proc/self/smaps\n");
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &start, &end) == 2)
+			in_vma = start == (unsigned long)addr;
+		else if (in_vma &&
+			 (sscanf(line, "FilePmdMapped: %ld", &v) == 1 ||
+			  sscanf(line, "ShmemPmdMapped: %ld", &v) == 1))
+			kb += v;
+	}
+	fclose(f);
+	return kb;
+}
+
 /* Does /proc/mounts show @what in the line of the mount at @dir? */
 static inline int mount_shows(const char *dir, const char *what)
 {

@@ -44,29 +44,6 @@ static void remount(const char *huge)
 	MUST(mount("none", ".", NULL, MS_REMOUNT, opts));
 }
 
-/* kB of FilePmdMapped (or ShmemPmdMapped) in the VMA that starts at @addr */
-static long pmd_mapped_kb(void *addr)
-{
-	FILE *f = fopen("/proc/self/smaps", "r");
-	unsigned long start, end;
-	char line[512];
-	int in_vma = 0;
-	long kb = 0, v;
-
-	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lx-%lx ", &start, &end) == 2)
-			in_vma = start == (unsigned long)addr;
-		else if (in_vma &&
-			 (sscanf(line, "FilePmdMapped: %ld", &v) == 1 ||
-			  sscanf(line, "ShmemPmdMapped: %ld", &v) == 1))
-			kb += v;
-	}
-	CHECK(f != NULL, "open /proc/self/smaps");
-	if (f)
-		fclose(f);
-	return kb;
-}
-
 /* A field of /proc/meminfo, in kB */
 static unsigned char pattern(long off)
 {
