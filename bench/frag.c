@@ -4,11 +4,16 @@
  * are unavailable (DENY_CMD switches them off, ALLOW_CMD back on), then map
  * it and watch which fraction of it sits in PMD-sized folios (ShmemHugePages)
  * as background agents (khugepaged at its defaults, the filesystem's own)
- * get to it, and finally after MADV_COLLAPSE. The data is checked at the end.
+ * get to it, and finally after an explicit collapse: MADV_COLLAPSE, or on
+ * hugetmpfs (which khugepaged and MADV_COLLAPSE leave alone) its own
+ * HUGETMPFS_IOC_COLLAPSE. The data is checked at the end.
  *
  *	frag FILE SIZE SECONDS STEP DENY_CMD ALLOW_CMD
  */
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/vfs.h>
+#include <linux/hugetmpfs.h>
 #include "bench.h"
 
 #ifndef MADV_COLLAPSE
@@ -35,6 +40,7 @@ static void run(const char *cmd)
 int main(int argc, char **argv)
 {
 	char piece[PAGE] = { 0 }, name[64];
+	struct statfs sfs;
 	int seconds, step, fd, s;
 	size_t size, off;
 	double t;
@@ -80,8 +86,17 @@ int main(int argc, char **argv)
 	}
 
 	t = now();
-	if (madvise(map, size, MADV_COLLAPSE))
+	if (fstatfs(fd, &sfs))
+		die("fstatfs");
+	if (sfs.f_type == HUGETMPFS_MAGIC) {
+		struct hugetmpfs_collapse c = { .offset = 0, .length = 0 };
+
+		if (ioctl(fd, HUGETMPFS_IOC_COLLAPSE, &c) < 0)
+			fprintf(stderr, "frag: HUGETMPFS_IOC_COLLAPSE: %s\n",
+				strerror(errno));
+	} else if (madvise(map, size, MADV_COLLAPSE)) {
 		fprintf(stderr, "frag: MADV_COLLAPSE: %s\n", strerror(errno));
+	}
 	figure("collapse", (now() - t) * 1e3, "ms");
 	figure("pmd_fraction_collapsed", pmd_fraction(size), "fraction");
 

@@ -44,7 +44,7 @@ DESCRIBE = {
     "smallfiles": "many files of one size: create rate, memory per byte of data (Shmem and statfs) before and after drop_caches 2 (which runs the hole shrinker), and how long that pass takes",
     "meta": "create / stat / rename / unlink of empty files",
     "share": "two processes map one file already in memory: page-table memory, time to touch every page the first time and again",
-    "frag": "file written in 4 KiB pieces with huge pages unavailable, then available again: fraction in PMD-sized folios over time, then after MADV_COLLAPSE",
+    "frag": "file written in 4 KiB pieces with huge pages unavailable, then available again: fraction in PMD-sized folios over time, then after an explicit collapse (MADV_COLLAPSE; HUGETMPFS_IOC_COLLAPSE on hugetmpfs)",
 }
 
 # What each hugetmpfs mount is compared with.
