@@ -196,6 +196,8 @@ static struct folio *htmpfs_new_folio(struct inode *inode, pgoff_t index,
 	}
 	htmpfs_count(sbi, why);
 	trace_hugetmpfs_huge_alloc(inode, start, PTR_ERR(folio));
+	/* A huge folio was wanted here: the collapse thread may make it. */
+	htmpfs_scan_queue(inode);
 	return htmpfs_make_folio_reclaim(inode, index, 0, vma, fill);
 }
 

@@ -142,6 +142,8 @@ long htmpfs_huge_ioctl(struct file *file, unsigned int cmd, u32 __user *arg)
 		return err;
 	WRITE_ONCE(HTMPFS_I(inode)->huge, huge);
 	mnt_drop_write_file(file);
+	if (htmpfs_huge_allowed(inode, 0, 0, NULL))
+		htmpfs_scan_queue(inode);
 	return 0;
 }
 

@@ -57,6 +57,7 @@ struct inode *htmpfs_alloc_inode(struct super_block *sb)
 	info->holes_mapped_w = false;
 	info->fsflags = 0;
 	info->huge = HTMPFS_HUGE_INHERIT;
+	INIT_LIST_HEAD(&info->scan_entry);
 	simple_xattrs_init(&info->xattrs);
 	return &info->vfs_inode;
 }
@@ -83,6 +84,7 @@ void htmpfs_free_inode(struct inode *inode)
  */
 void htmpfs_evict_inode(struct inode *inode)
 {
+	htmpfs_scan_forget(inode);
 	truncate_inode_pages_final(&inode->i_data);
 	htmpfs_holes_evict(inode);
 	htmpfs_mpol_evict(inode);

@@ -19,6 +19,7 @@
  *   mpol.c   NUMA placement: mpol= and mbind()
  *   quota.c  usrquota and grpquota, in memory
  *   collapse.c  rebuilding huge folios from small ones (the collapse ioctl)
+ *   scan.c   the collapse thread: which files to collapse, and when
  */
 #ifndef _HUGETMPFS_INTERNAL_H
 #define _HUGETMPFS_INTERNAL_H
@@ -99,6 +100,7 @@ enum htmpfs_stat {
 	HTMPFS_STAT_HOLES_SPLIT,		/* split, data pages kept in place */
 	HTMPFS_STAT_HOLES_SKIPPED_MAPPED,	/* not freed this time: mapped */
 	HTMPFS_STAT_HOLES_SKIPPED_BUSY,		/* ... locked, pinned, no memory */
+	HTMPFS_STAT_COLLAPSE_SCANNED,		/* ranges the thread tried */
 	HTMPFS_STAT_COLLAPSED,			/* 2 MiB ranges made huge folios */
 	HTMPFS_STAT_COLLAPSE_SPARSE,		/* not: more holes than allowed */
 	HTMPFS_STAT_COLLAPSE_BUSY,		/* not: pinned, locked, in flight */
@@ -140,6 +142,11 @@ enum htmpfs_level {
  * @kobj_released: completed when sysfs has let go of @kobj
  * @mpol_lock: guards @mpol against a remount
  * @mpol: mpol=, the policy new files start with (NULL: default)
+ * @collapse_enabled: the collapse thread works on this mount
+ * @collapse_max_holes: it collapses ranges with at most this many holes
+ * @collapse_defrag: it reclaims and compacts for a huge page
+ * @scan_busy: files of this mount the thread holds (scan.c's lock)
+ * @scan_stopping: unmounting: none may be queued or taken (ditto)
  */
 struct htmpfs_sb_info {
 	struct htmpfs_options opts;
@@ -157,6 +164,11 @@ struct htmpfs_sb_info {
 	struct completion kobj_released;
 	spinlock_t mpol_lock;		/* @mpol */
 	struct mempolicy *mpol;
+	unsigned int collapse_enabled;
+	unsigned int collapse_max_holes;
+	unsigned int collapse_defrag;
+	unsigned int scan_busy;
+	bool scan_stopping;
 };
 
 static inline struct htmpfs_sb_info *HTMPFS_SB(struct super_block *sb)
@@ -181,6 +193,8 @@ static inline struct htmpfs_sb_info *HTMPFS_SB(struct super_block *sb)
  * @crtime: birth time
  * @huge: its own huge-folio policy (enum htmpfs_huge), or
  *	HTMPFS_HUGE_INHERIT: its mount's
+ * @scan_entry: on the collapse thread's queue (scan.c)
+ * @scan_next: where the thread goes on in it
  * @xattrs: extended attributes
  * @dir_offsets: for a directory, readdir positions that stay put while
  *	entries come and go
@@ -201,6 +215,8 @@ struct htmpfs_inode_info {
 	unsigned int fsflags;
 	struct timespec64 crtime;
 	int huge;
+	struct list_head scan_entry;
+	pgoff_t scan_next;
 	struct simple_xattrs xattrs;
 	struct offset_ctx dir_offsets;
 	struct inode vfs_inode;
@@ -408,6 +424,15 @@ enum htmpfs_collapse {
 enum htmpfs_collapse htmpfs_collapse(struct inode *inode, pgoff_t index,
 				     unsigned int max_holes, gfp_t gfp);
 long htmpfs_collapse_ioctl(struct file *file, void __user *arg);
+
+/* scan.c */
+#define HTMPFS_COLLAPSE_MAX_HOLES	64	/* default of collapse_max_holes */
+int htmpfs_scan_init(void);
+void htmpfs_scan_exit(void);
+void htmpfs_scan_queue(struct inode *inode);
+void htmpfs_scan_queue_sb(struct super_block *sb);
+void htmpfs_scan_forget(struct inode *inode);
+void htmpfs_scan_unmount(struct htmpfs_sb_info *sbi);
 
 /* attr.c */
 void htmpfs_inherit_flags(struct inode *inode, const struct inode *dir);

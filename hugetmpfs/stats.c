@@ -213,6 +213,7 @@ HTMPFS_STAT_ATTR(holes_blocks_returned, HTMPFS_STAT_HOLES_BLOCKS_RETURNED);
 HTMPFS_STAT_ATTR(holes_split, HTMPFS_STAT_HOLES_SPLIT);
 HTMPFS_STAT_ATTR(holes_skipped_mapped, HTMPFS_STAT_HOLES_SKIPPED_MAPPED);
 HTMPFS_STAT_ATTR(holes_skipped_busy, HTMPFS_STAT_HOLES_SKIPPED_BUSY);
+HTMPFS_STAT_ATTR(collapse_scanned, HTMPFS_STAT_COLLAPSE_SCANNED);
 HTMPFS_STAT_ATTR(collapsed, HTMPFS_STAT_COLLAPSED);
 HTMPFS_STAT_ATTR(collapse_fail_sparse, HTMPFS_STAT_COLLAPSE_SPARSE);
 HTMPFS_STAT_ATTR(collapse_fail_busy, HTMPFS_STAT_COLLAPSE_BUSY);
@@ -286,6 +287,64 @@ static ssize_t holes_migrate_max_store(struct kobject *kobj,
 static struct kobj_attribute htmpfs_attr_holes_migrate_max =
 	__ATTR_RW(holes_migrate_max);
 
+/* A per-mount tunable of the collapse thread: an unsigned int, 0 to @max */
+struct htmpfs_tunable_attr {
+	struct kobj_attribute attr;
+	size_t offset;		/* in struct htmpfs_sb_info */
+	unsigned int max;
+};
+
+static unsigned int *htmpfs_tunable(struct kobject *kobj,
+				    struct kobj_attribute *attr,
+				    unsigned int *max)
+{
+	struct htmpfs_tunable_attr *t = container_of(attr,
+					struct htmpfs_tunable_attr, attr);
+	struct htmpfs_sb_info *sbi = container_of(kobj, struct htmpfs_sb_info,
+						  kobj);
+
+	*max = t->max;
+	return (unsigned int *)((char *)sbi + t->offset);
+}
+
+static ssize_t htmpfs_tunable_show(struct kobject *kobj,
+				   struct kobj_attribute *attr, char *buf)
+{
+	unsigned int max;
+
+	return sysfs_emit(buf, "%u\n",
+			  READ_ONCE(*htmpfs_tunable(kobj, attr, &max)));
+}
+
+static ssize_t htmpfs_tunable_store(struct kobject *kobj,
+				    struct kobj_attribute *attr,
+				    const char *buf, size_t len)
+{
+	unsigned int max, val, *field = htmpfs_tunable(kobj, attr, &max);
+
+	if (kstrtouint(buf, 0, &val) || val > max) {
+		pr_warn("hugetmpfs: %s must be 0 to %u\n", attr->attr.name, max);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*field, val);
+	/* On again, or less picky: what waited may go now. */
+	htmpfs_scan_queue_sb(container_of(kobj, struct htmpfs_sb_info,
+					  kobj)->sb);
+	return len;
+}
+
+#define HTMPFS_TUNABLE_ATTR(_name, _field, _max)			\
+	static struct htmpfs_tunable_attr htmpfs_attr_##_name = {	\
+		.attr = __ATTR(_name, 0644, htmpfs_tunable_show,	\
+			       htmpfs_tunable_store),			\
+		.offset = offsetof(struct htmpfs_sb_info, _field),	\
+		.max = _max,						\
+	}
+
+HTMPFS_TUNABLE_ATTR(collapse_enabled, collapse_enabled, 1);
+HTMPFS_TUNABLE_ATTR(collapse_max_holes, collapse_max_holes, HPAGE_PMD_NR - 1);
+HTMPFS_TUNABLE_ATTR(collapse_defrag, collapse_defrag, 1);
+
 /*
  * Levels that only a walk of the page cache can tell: the kernel frees and
  * splits folios (truncate, hole punch, migration) without telling us.
@@ -331,6 +390,7 @@ static struct attribute *htmpfs_counter_attrs[] = {
 	&htmpfs_attr_holes_split.attr.attr,
 	&htmpfs_attr_holes_skipped_mapped.attr.attr,
 	&htmpfs_attr_holes_skipped_busy.attr.attr,
+	&htmpfs_attr_collapse_scanned.attr.attr,
 	&htmpfs_attr_collapsed.attr.attr,
 	&htmpfs_attr_collapse_fail_sparse.attr.attr,
 	&htmpfs_attr_collapse_fail_busy.attr.attr,
@@ -352,6 +412,9 @@ static struct attribute *htmpfs_mount_attrs[] = {
 	&htmpfs_attr_huge_folios.attr,
 	&htmpfs_attr_pmd_mapped.attr,
 	&htmpfs_attr_holes_migrate_max.attr,
+	&htmpfs_attr_collapse_enabled.attr.attr,
+	&htmpfs_attr_collapse_max_holes.attr.attr,
+	&htmpfs_attr_collapse_defrag.attr.attr,
 	NULL
 };
 

@@ -375,6 +375,9 @@ static int htmpfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	sbi->sb = sb;
 	spin_lock_init(&sbi->limit_lock);
 	spin_lock_init(&sbi->mpol_lock);
+	sbi->collapse_enabled = 1;
+	sbi->collapse_max_holes = HTMPFS_COLLAPSE_MAX_HOLES;
+	sbi->collapse_defrag = 1;
 	htmpfs_mpol_set_sb(sbi, ctx->mpol);
 	ctx->mpol = NULL;
 	sb->s_fs_info = sbi;
@@ -465,8 +468,13 @@ static int htmpfs_reconfigure(struct fs_context *fc)
 	/* Like tmpfs: mode, uid and gid only apply when the root is made. */
 	if (ctx->seen & HTMPFS_SEEN_INUMS)
 		WRITE_ONCE(sbi->opts.inode64, ctx->opts.inode64);
-	if (ctx->seen & HTMPFS_SEEN_HUGE)
+	if ((ctx->seen & HTMPFS_SEEN_HUGE) && ctx->opts.huge != sbi->opts.huge) {
 		WRITE_ONCE(sbi->opts.huge, ctx->opts.huge);
+		/* Files made of small pages may have huge folios now. */
+		if (ctx->opts.huge == HTMPFS_HUGE_ALWAYS ||
+		    ctx->opts.huge == HTMPFS_HUGE_WITHIN_SIZE)
+			htmpfs_scan_queue_sb(fc->root->d_sb);
+	}
 	if (ctx->seen & HTMPFS_SEEN_HOLES)
 		WRITE_ONCE(sbi->opts.holes_free, ctx->opts.holes_free);
 	/* As tmpfs: new files get it, existing ones keep theirs. */
@@ -519,9 +527,11 @@ static void htmpfs_kill_sb(struct super_block *sb)
 	/* First, as its statistics walk the inodes about to go. */
 	if (sbi && sbi->kobj.state_in_sysfs)	/* fill_super got that far */
 		htmpfs_sysfs_del_sb(sbi);
-	/* Nor may the shrinker look at them. */
+	/* Nor may the shrinker or the collapse thread look at them. */
 	if (sbi && sbi->holes_shrinker)
 		htmpfs_holes_unmount(sbi);
+	if (sbi)
+		htmpfs_scan_unmount(sbi);
 	/* Without a root, put_super will not run: quotas off here. */
 	if (sbi && !sb->s_root)
 		htmpfs_quota_unmount(sb);
@@ -560,11 +570,16 @@ static int __init htmpfs_init(void)
 	err = htmpfs_sysfs_init();
 	if (err)
 		goto out_quota;
-	err = register_filesystem(&htmpfs_fs_type);
+	err = htmpfs_scan_init();
 	if (err)
 		goto out_sysfs;
+	err = register_filesystem(&htmpfs_fs_type);
+	if (err)
+		goto out_scan;
 	return 0;
 
+out_scan:
+	htmpfs_scan_exit();
 out_sysfs:
 	htmpfs_sysfs_exit();
 out_quota:
@@ -578,6 +593,7 @@ out_cache:
 static void __exit htmpfs_exit(void)
 {
 	unregister_filesystem(&htmpfs_fs_type);
+	htmpfs_scan_exit();
 	htmpfs_sysfs_exit();
 	htmpfs_quota_exit();
 	htmpfs_holes_exit();

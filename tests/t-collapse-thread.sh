@@ -1,0 +1,121 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The collapse thread (scan.c). Files written in 4 KiB pieces under
+# huge=never, one left alone and one kept mapped by a process, are queued
+# when a remount allows huge folios; the thread makes at least 99% of both
+# PMD-sized folios, their data unchanged (checksums, after drop_caches),
+# and the process, without remapping, then sees the same bytes through PMD
+# entries (ShmemPmdMapped). Then fsx, with the thread running flat out and
+# collapsing any range with data: every operation consistent; and a umount
+# while the thread works on the mount. The runner
+# keeps the thread off for the other tests (their layouts are theirs to
+# check); this test turns it on and back off.
+# timeout: 900
+set -u
+. "$(dirname "$0")/lib.sh"
+p=/sys/module/hugetmpfs/parameters
+sys=/sys/fs/hugetmpfs/$(mountpoint -d .)
+size_mb=128
+ranges=$((size_mb / 2))
+
+restore() {
+	echo N >$p/collapse_thread
+	echo 1000 >$p/collapse_scan_sleep_ms
+	echo 16384 >$p/collapse_pages_to_scan
+	[ -n "${mapper:-}" ] && kill "$mapper" 2>/dev/null
+}
+trap restore EXIT
+
+not() { ! "$@"; }
+
+# not_write VALUE FILE: writing VALUE to FILE fails
+not_write() {
+	! echo "$1" 2>/dev/null >"$2"
+}
+
+# huge_folios FILE: from hugetmpfsctl stat
+huge_folios() {
+	hugetmpfsctl stat "$1" | sed -n 's/.*huge folios \([0-9]*\).*/\1/p'
+}
+
+mount -o remount,huge=never . || exit 2
+echo N >$p/collapse_thread
+dd if=/dev/urandom of=a bs=4k count=$((size_mb * 256)) status=none
+cp a b
+sum=$(md5sum <a | cut -d' ' -f1)
+check "written in small pages" test "$(huge_folios a)" = 0
+
+# A process maps b shared, reads it all (PTEs), waits, reads it again.
+mkfifo go
+python3 - b go <<'PY' >mapper.out &
+import hashlib, mmap, os, sys
+f = open(sys.argv[1], "r+b")
+m = mmap.mmap(f.fileno(), 0)
+for off in range(0, len(m), 4096):
+    m[off]
+print("mapped", flush=True)
+open(sys.argv[2]).read()			# until the test says go
+digest = hashlib.md5(m[:]).hexdigest()
+kb = 0
+with open("/proc/self/smaps") as s:
+    inside = False
+    for line in s:
+        if line[0] in "0123456789abcdef" and "-" in line.split()[0]:
+            inside = line.split()[-1].endswith("/b")
+        elif inside and line.startswith(("ShmemPmdMapped:", "FilePmdMapped:")):
+            kb += int(line.split()[1])
+print(digest, kb, flush=True)
+PY
+mapper=$!
+for _ in $(seq 600); do
+	grep -q mapped mapper.out 2>/dev/null && break
+	sleep 0.5
+done
+check "the mapper mapped b" grep -q mapped mapper.out
+
+collapsed=$(cat $sys/collapsed)
+echo 10 >$p/collapse_scan_sleep_ms
+echo $((64 * 512)) >$p/collapse_pages_to_scan
+echo Y >$p/collapse_thread
+mount -o remount,huge=always . || exit 2
+# The thread's own pace decides when; the test only waits for it.
+for _ in $(seq 600); do
+	[ "$(huge_folios a)" -ge $((ranges * 99 / 100)) ] &&
+	[ "$(huge_folios b)" -ge $((ranges * 99 / 100)) ] && break
+	sleep 1
+done
+echo "thread: a $(huge_folios a), b $(huge_folios b) of $ranges ranges huge;" \
+	"collapsed $(( $(cat $sys/collapsed) - collapsed )), scanned $(cat $sys/collapse_scanned)"
+check "a (unmapped): 99% huge" test "$(huge_folios a)" -ge $((ranges * 99 / 100))
+check "b (mapped): 99% huge" test "$(huge_folios b)" -ge $((ranges * 99 / 100))
+echo go >go
+wait "$mapper"
+mapper=
+read -r digest kb <<<"$(tail -n1 mapper.out)"
+check "the mapper reads the same data ($digest)" test "$digest" = "$sum"
+check "through PMD entries now ($kb kB)" test "${kb:-0}" -ge $((size_mb * 1024 * 99 / 100))
+echo 3 >/proc/sys/vm/drop_caches
+check "a: data unchanged" test "$(md5sum <a | cut -d' ' -f1)" = "$sum"
+check "b: data unchanged" test "$(md5sum <b | cut -d' ' -f1)" = "$sum"
+rm -f a b go mapper.out
+
+# fsx while the thread collapses whatever it can, as often as it can.
+echo 0 >$p/collapse_scan_sleep_ms
+echo 511 >$sys/collapse_max_holes
+before=$(cat $sys/collapsed)
+check "fsx under the collapse thread" fsx -s 7 -n 1500 -m 24 -f 2 .
+echo "fsx: the thread collapsed $(( $(cat $sys/collapsed) - before )) ranges meanwhile"
+echo 64 >$sys/collapse_max_holes
+
+# A mount going away while the thread works on it: umount waits for the
+# thread to let go of its files, and none is left busy.
+u=/mnt/t-collapse-thread-umount
+mkdir -p $u
+mount -t hugetmpfs -o huge=never none $u || exit 2
+dd if=/dev/zero of=$u/f bs=4k count=16384 status=none
+mount -o remount,huge=always $u
+check "umount while the thread collapses" umount $u
+check "no busy inodes after it" not grep -q "Busy inodes" <<<"$(dmesg)"
+check "collapse_max_holes refuses 512" not_write 512 $sys/collapse_max_holes
+check "collapse_scan_sleep_ms refuses -1" not_write -1 $p/collapse_scan_sleep_ms
+done_checks t-collapse-thread
