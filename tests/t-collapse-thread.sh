@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The collapse thread (scan.c). Files written in 4 KiB pieces under
+# The collapse thread (scan.c). Files (64 MiB) written in 4 KiB pieces under
 # huge=never, one left alone and one kept mapped by a process, are queued
 # when a remount allows huge folios; the thread makes at least 99% of both
 # PMD-sized folios, their data unchanged (checksums, after drop_caches),
@@ -15,7 +15,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 p=/sys/module/hugetmpfs/parameters
 sys=/sys/fs/hugetmpfs/$(mountpoint -d .)
-size_mb=128
+size_mb=64
 ranges=$((size_mb / 2))
 
 restore() {
@@ -103,7 +103,7 @@ rm -f a b go mapper.out
 echo 0 >$p/collapse_scan_sleep_ms
 echo 511 >$sys/collapse_max_holes
 before=$(cat $sys/collapsed)
-check "fsx under the collapse thread" fsx -s 7 -n 1500 -m 24 -f 2 .
+check "fsx under the collapse thread" fsx -s 7 -n 1000 -m 24 -f 2 .
 echo "fsx: the thread collapsed $(( $(cat $sys/collapsed) - before )) ranges meanwhile"
 echo 64 >$sys/collapse_max_holes
 
