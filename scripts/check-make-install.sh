@@ -13,14 +13,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 krel=$(cat "$kdir/include/config/kernel.release")
 work=$(mktemp -d /tmp/hugetmpfs-make-install.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-fails=0 checks=0
+# The tests' check and done_checks.
+. "$top/tests/lib.sh"
 not() { ! "$@"; }
-check() {
-	local what=$1
-	shift
-	checks=$((checks + 1))
-	"$@" || { echo "make install: FAIL: $what"; fails=$((fails + 1)); }
-}
 
 # A copy of the release tree, as a user unpacks it.
 mkdir "$work/src"
@@ -56,5 +51,4 @@ check "uninstall: depmod forgot it" not grep -q "^extra/hugetmpfs.ko:" \
 	"$dest/lib/modules/$krel/modules.dep"
 check "uninstall: no man page" test ! -e "$dest/usr/share/man/man5/hugetmpfs.5"
 check "uninstall: no hugetmpfsctl" test ! -e "$dest/usr/sbin/hugetmpfsctl"
-echo "make install: $checks checks, $fails failed"
-[ "$fails" = 0 ]
+done_checks "make install"
