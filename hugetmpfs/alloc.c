@@ -78,9 +78,18 @@ static struct folio *htmpfs_make_folio(struct inode *inode, pgoff_t index,
 	if (err)
 		return ERR_PTR(err);
 
-	/* Huge pages as THP faults get theirs: see transparent_hugepage/defrag */
-	gfp = order ? vma_thp_gfp_mask(vma) | __GFP_NOWARN :
-		      mapping_gfp_mask(mapping);
+	/*
+	 * Huge pages as THP faults get theirs: see transparent_hugepage/defrag.
+	 * Large ones only if free already (kswapd and kcompactd are woken):
+	 * after a huge page could not be had, seven more orders of direct
+	 * reclaim and compaction would cost more than they save.
+	 */
+	if (order == HPAGE_PMD_ORDER)
+		gfp = vma_thp_gfp_mask(vma) | __GFP_NOWARN;
+	else if (order)
+		gfp = GFP_TRANSHUGE_LIGHT | __GFP_KSWAPD_RECLAIM;
+	else
+		gfp = mapping_gfp_mask(mapping);
 	/* Where the file's NUMA policy at @index says. */
 	folio = htmpfs_mpol_alloc(inode, gfp, order, index);
 	err = -ENOMEM;
@@ -91,7 +100,7 @@ static struct folio *htmpfs_make_folio(struct inode *inode, pgoff_t index,
 	if (err)
 		goto put;
 	/* A huge folio whose holes could never go back is not worth it. */
-	if (order) {
+	if (order == HPAGE_PMD_ORDER) {
 		holes = htmpfs_holes_new(inode, folio);
 		err = -ENOMEM;
 		if (!holes)
@@ -152,7 +161,52 @@ static struct folio *htmpfs_make_folio_reclaim(struct inode *inode,
 	return folio;
 }
 
-/* A hole at @index: fill it with a huge folio if policy and range allow. */
+/*
+ * Without a huge folio at @index, the largest large folio that fits: its
+ * aligned range holds @index and nothing else yet, starts at or after page
+ * @first and ends within what the file uses, @end in bytes (a large folio
+ * has no hole record: pages outside the data would only waste memory until
+ * truncated). NULL if none does.
+ */
+static struct folio *htmpfs_new_large_folio(struct inode *inode, pgoff_t index,
+					    pgoff_t first, loff_t end,
+					    struct vm_area_struct *vma,
+					    enum htmpfs_fill fill)
+{
+	struct htmpfs_sb_info *sbi = HTMPFS_SB(inode->i_sb);
+	pgoff_t limit = DIV_ROUND_UP(end, PAGE_SIZE), start;
+	struct folio *folio;
+	int order;
+
+	if (!READ_ONCE(sbi->large_fallback))
+		return NULL;
+	for (order = HTMPFS_LARGE_MAX_ORDER; order >= HTMPFS_LARGE_MIN_ORDER;
+	     order--) {
+		start = round_down(index, 1UL << order);
+		if (start < first || start + (1UL << order) > limit ||
+		    filemap_range_has_page(inode->i_mapping,
+					   (loff_t)start << PAGE_SHIFT,
+					   ((loff_t)(start + (1UL << order)) <<
+					    PAGE_SHIFT) - 1))
+			continue;
+		folio = htmpfs_make_folio(inode, start, order, vma, fill);
+		if (!IS_ERR(folio)) {
+			htmpfs_count(sbi, HTMPFS_STAT_LARGE_ALLOC + order -
+					  HTMPFS_LARGE_MIN_ORDER);
+			trace_hugetmpfs_large_alloc(inode, start, order);
+			return folio;
+		}
+		/* A full mount is better served by single pages. */
+		if (folio != ERR_PTR(-ENOMEM) && folio != ERR_PTR(-EEXIST))
+			break;
+	}
+	return NULL;
+}
+
+/*
+ * A hole at @index: fill it with a huge folio if policy and range allow,
+ * else with a large one if one fits, else with a page.
+ */
 static struct folio *htmpfs_new_folio(struct inode *inode, pgoff_t index,
 				      loff_t write_end,
 				      struct vm_area_struct *vma,
@@ -164,9 +218,15 @@ static struct folio *htmpfs_new_folio(struct inode *inode, pgoff_t index,
 	enum htmpfs_stat why;
 	struct folio *folio;
 
-	if (fill == HTMPFS_FILL_ZERO_SMALL ||
-	    !htmpfs_huge_allowed(inode, index, write_end, vma))
+	if (!htmpfs_huge_allowed(inode, index, write_end, vma))
 		return htmpfs_make_folio_reclaim(inode, index, 0, vma, fill);
+	/* A reservation of part of a range: large folios inside it only. */
+	if (fill == HTMPFS_FILL_ZERO_SMALL) {
+		folio = htmpfs_new_large_folio(inode, index, index, write_end,
+					       vma, HTMPFS_FILL_ZERO);
+		return folio ?: htmpfs_make_folio_reclaim(inode, index, 0, vma,
+							  fill);
+	}
 
 	/* Cheap check first: zeroing 2 MiB to find a neighbour is not. */
 	if (filemap_range_has_page(inode->i_mapping, pos,
@@ -198,6 +258,14 @@ static struct folio *htmpfs_new_folio(struct inode *inode, pgoff_t index,
 	trace_hugetmpfs_huge_alloc(inode, start, PTR_ERR(folio));
 	/* A huge folio was wanted here: the collapse thread may make it. */
 	htmpfs_scan_queue(inode);
+	if (why != HTMPFS_STAT_HUGE_FALLBACK_NOSPACE) {
+		folio = htmpfs_new_large_folio(inode, index, 0,
+					       max(write_end,
+						   i_size_read(inode)),
+					       vma, fill);
+		if (folio)
+			return folio;
+	}
 	return htmpfs_make_folio_reclaim(inode, index, 0, vma, fill);
 }
 

@@ -63,6 +63,14 @@
 /* Symlink bodies longer than this cost a page of size=, as in tmpfs */
 #define HTMPFS_SHORT_SYMLINK_LEN	128
 
+/*
+ * Large folios: where a PMD-sized folio cannot be had, allocation falls
+ * back through these orders (1 MiB down to 16 KiB) before a single page.
+ */
+#define HTMPFS_LARGE_MIN_ORDER	2
+#define HTMPFS_LARGE_MAX_ORDER	(HPAGE_PMD_ORDER - 1)
+#define HTMPFS_NR_LARGE_ORDERS	(HTMPFS_LARGE_MAX_ORDER - HTMPFS_LARGE_MIN_ORDER + 1)
+
 /* When a file gets huge folios, as in tmpfs's huge= option */
 enum htmpfs_huge {
 	HTMPFS_HUGE_NEVER,
@@ -106,7 +114,9 @@ enum htmpfs_stat {
 	HTMPFS_STAT_COLLAPSE_BUSY,		/* not: pinned, locked, in flight */
 	HTMPFS_STAT_COLLAPSE_NOMEM,		/* not: no huge page to be had */
 	HTMPFS_STAT_COLLAPSE_NOSPACE,		/* not: size= or quota reached */
-	HTMPFS_NR_STATS
+	/* Large folios made, one counter per order from the smallest */
+	HTMPFS_STAT_LARGE_ALLOC,
+	HTMPFS_NR_STATS = HTMPFS_STAT_LARGE_ALLOC + HTMPFS_NR_LARGE_ORDERS
 };
 
 /* Per-CPU event counters, summed when read */
@@ -145,6 +155,7 @@ enum htmpfs_level {
  * @collapse_enabled: the collapse thread works on this mount
  * @collapse_max_holes: it collapses ranges with at most this many holes
  * @collapse_defrag: it reclaims and compacts for a huge page
+ * @large_fallback: without a huge folio, try large ones before a page
  * @scan_busy: files of this mount the thread holds (scan.c's lock)
  * @scan_stopping: unmounting: none may be queued or taken (ditto)
  */
@@ -167,6 +178,7 @@ struct htmpfs_sb_info {
 	unsigned int collapse_enabled;
 	unsigned int collapse_max_holes;
 	unsigned int collapse_defrag;
+	unsigned int large_fallback;
 	unsigned int scan_busy;
 	bool scan_stopping;
 };

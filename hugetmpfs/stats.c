@@ -86,7 +86,9 @@ static struct htmpfs_sb_info *htmpfs_kobj_sbi(struct kobject *kobj)
 struct htmpfs_usage {
 	long huge;		/* PMD-sized folios */
 	long pmd_mapped;	/* of those, mapped by a PMD somewhere */
-	long small;		/* pages of smaller folios */
+	long large;		/* large folios, between a page and PMD size */
+	long large_pages;	/* pages in those */
+	long small;		/* single pages */
 };
 
 static void htmpfs_usage_inode(struct inode *inode, struct htmpfs_usage *u)
@@ -112,8 +114,11 @@ static void htmpfs_usage_inode(struct inode *inode, struct htmpfs_usage *u)
 			u->huge++;
 			if (folio_entire_mapcount(folio))
 				u->pmd_mapped++;
+		} else if (folio_test_large(folio)) {
+			u->large++;
+			u->large_pages += folio_nr_pages(folio);
 		} else {
-			u->small += folio_nr_pages(folio);
+			u->small++;
 		}
 		folio_put(folio);
 		if (need_resched()) {
@@ -145,6 +150,8 @@ long htmpfs_stat_ioctl(struct file *file, void __user *arg)
 	st.size = i_size_read(inode);
 	st.huge_folios = u.huge;
 	st.small_pages = u.small;
+	st.large_folios = u.large;
+	st.large_pages = u.large_pages;
 	st.pmd_mapped = u.pmd_mapped;
 	st.hole_pages = htmpfs_holes_pages(inode);
 	st.huge = htmpfs_huge_to_user(htmpfs_file_huge(inode));
@@ -219,6 +226,26 @@ HTMPFS_STAT_ATTR(collapse_fail_sparse, HTMPFS_STAT_COLLAPSE_SPARSE);
 HTMPFS_STAT_ATTR(collapse_fail_busy, HTMPFS_STAT_COLLAPSE_BUSY);
 HTMPFS_STAT_ATTR(collapse_fail_nomem, HTMPFS_STAT_COLLAPSE_NOMEM);
 HTMPFS_STAT_ATTR(collapse_fail_nospace, HTMPFS_STAT_COLLAPSE_NOSPACE);
+/* Large folios made, per size: mainline's hugepages-<size>kB names */
+#define HTMPFS_LARGE_ATTR(_kb, _order)					\
+	static struct htmpfs_stat_attr htmpfs_attr_large_##_kb = {	\
+		.attr = {						\
+			.attr = { .name = "large_alloc_" #_kb "kB",	\
+				  .mode = 0444 },			\
+			.show = htmpfs_stat_show,			\
+		},							\
+		.stat = HTMPFS_STAT_LARGE_ALLOC + (_order) -		\
+			HTMPFS_LARGE_MIN_ORDER,				\
+	}
+HTMPFS_LARGE_ATTR(16, 2);
+HTMPFS_LARGE_ATTR(32, 3);
+HTMPFS_LARGE_ATTR(64, 4);
+HTMPFS_LARGE_ATTR(128, 5);
+HTMPFS_LARGE_ATTR(256, 6);
+HTMPFS_LARGE_ATTR(512, 7);
+HTMPFS_LARGE_ATTR(1024, 8);
+static_assert(HTMPFS_LARGE_MIN_ORDER == 2 && HTMPFS_LARGE_MAX_ORDER == 8,
+	      "one large_alloc_<size>kB counter per large order");
 
 /* A level of one mount, or the module's total */
 static long htmpfs_level_show(struct kobject *kobj, enum htmpfs_level level)
@@ -287,7 +314,7 @@ static ssize_t holes_migrate_max_store(struct kobject *kobj,
 static struct kobj_attribute htmpfs_attr_holes_migrate_max =
 	__ATTR_RW(holes_migrate_max);
 
-/* A per-mount tunable of the collapse thread: an unsigned int, 0 to @max */
+/* A per-mount tunable: an unsigned int, 0 to @max */
 struct htmpfs_tunable_attr {
 	struct kobj_attribute attr;
 	size_t offset;		/* in struct htmpfs_sb_info */
@@ -344,6 +371,7 @@ static ssize_t htmpfs_tunable_store(struct kobject *kobj,
 HTMPFS_TUNABLE_ATTR(collapse_enabled, collapse_enabled, 1);
 HTMPFS_TUNABLE_ATTR(collapse_max_holes, collapse_max_holes, HPAGE_PMD_NR - 1);
 HTMPFS_TUNABLE_ATTR(collapse_defrag, collapse_defrag, 1);
+HTMPFS_TUNABLE_ATTR(large_fallback, large_fallback, 1);
 
 /*
  * Levels that only a walk of the page cache can tell: the kernel frees and
@@ -364,6 +392,7 @@ static struct kobj_attribute htmpfs_attr_##_name = __ATTR_RO(_name)
 
 HTMPFS_USAGE_ATTR(huge_folios, u.huge);
 HTMPFS_USAGE_ATTR(pmd_mapped, u.pmd_mapped);
+HTMPFS_USAGE_ATTR(large_folios, u.large);
 
 static ssize_t huge_show(struct kobject *kobj, struct kobj_attribute *attr,
 			 char *buf)
@@ -396,6 +425,13 @@ static struct attribute *htmpfs_counter_attrs[] = {
 	&htmpfs_attr_collapse_fail_busy.attr.attr,
 	&htmpfs_attr_collapse_fail_nomem.attr.attr,
 	&htmpfs_attr_collapse_fail_nospace.attr.attr,
+	&htmpfs_attr_large_16.attr.attr,
+	&htmpfs_attr_large_32.attr.attr,
+	&htmpfs_attr_large_64.attr.attr,
+	&htmpfs_attr_large_128.attr.attr,
+	&htmpfs_attr_large_256.attr.attr,
+	&htmpfs_attr_large_512.attr.attr,
+	&htmpfs_attr_large_1024.attr.attr,
 	&htmpfs_attr_inodes.attr,
 	&htmpfs_attr_used_bytes.attr,
 	&htmpfs_attr_free_hole_bytes.attr,
@@ -415,6 +451,8 @@ static struct attribute *htmpfs_mount_attrs[] = {
 	&htmpfs_attr_collapse_enabled.attr.attr,
 	&htmpfs_attr_collapse_max_holes.attr.attr,
 	&htmpfs_attr_collapse_defrag.attr.attr,
+	&htmpfs_attr_large_fallback.attr.attr,
+	&htmpfs_attr_large_folios.attr,
 	NULL
 };
 

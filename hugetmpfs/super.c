@@ -378,6 +378,7 @@ static int htmpfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	sbi->collapse_enabled = 1;
 	sbi->collapse_max_holes = HTMPFS_COLLAPSE_MAX_HOLES;
 	sbi->collapse_defrag = 1;
+	sbi->large_fallback = 1;
 	htmpfs_mpol_set_sb(sbi, ctx->mpol);
 	ctx->mpol = NULL;
 	sb->s_fs_info = sbi;

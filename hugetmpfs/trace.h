@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * hugetmpfs tracepoints, on the slow paths: making a huge folio (or failing
- * to), splitting one, each pass of the hole shrinker, and each collapse of
- * a range (or what stopped it). Enable with
+ * to), making a large one instead, splitting one, each pass of the hole
+ * shrinker, and each collapse of a range (or what stopped it). Enable with
  *   echo 1 > /sys/kernel/tracing/events/hugetmpfs/enable
  */
 #undef TRACE_SYSTEM
@@ -35,6 +35,22 @@ TRACE_EVENT(hugetmpfs_huge_alloc,
 				       { -EEXIST, "fallback: range populated" },
 				       { -ENOSPC, "fallback: size= reached" },
 				       { -ENOMEM, "fallback: no huge page" }))
+);
+
+TRACE_EVENT(hugetmpfs_large_alloc,
+	    TP_PROTO(struct inode *inode, pgoff_t index, int order),
+	    TP_ARGS(inode, index, order),
+	    TP_STRUCT__entry(__field(dev_t, dev)
+			     __field(unsigned long, ino)
+			     __field(pgoff_t, index)
+			     __field(int, order)),
+	    TP_fast_assign(__entry->dev = inode->i_sb->s_dev;
+			   __entry->ino = inode->i_ino;
+			   __entry->index = index;
+			   __entry->order = order;),
+	    TP_printk("dev %d:%d ino %lu index %lu %lu kB",
+		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino,
+		      __entry->index, (PAGE_SIZE >> 10) << __entry->order)
 );
 
 TRACE_EVENT(hugetmpfs_split,

@@ -25,8 +25,10 @@ static const char usage[] =
 "\n"
 "DESCRIPTION\n"
 "       stat     For each FILE on a hugetmpfs mount: its size, its huge\n"
-"                (PMD-sized) folios, the pages in smaller folios, the huge\n"
-"                folios mapped by a PMD somewhere, the pages of huge folios\n"
+"                (PMD-sized) folios, its large folios (16 KiB to 1 MiB,\n"
+"                made where no huge page could be had) and their pages, its\n"
+"                single pages, the huge folios mapped by a PMD somewhere,\n"
+"                the pages of huge folios\n"
 "                that hold no data (holes), and its huge-folio policy: the\n"
 "                one in force and the file's own (inherit: the mount's).\n"
 "\n"
@@ -119,10 +121,13 @@ static int cmd_stat(int argc, char **argv)
 		if (ioctl(fd, HUGETMPFS_IOC_STAT, &st)) {
 			ret = fail(argv[i], "stat");
 		} else {
-			printf("%s: size %llu, huge folios %llu, small pages %llu, "
+			printf("%s: size %llu, huge folios %llu, "
+			       "large folios %llu (pages %llu), small pages %llu, "
 			       "PMD-mapped %llu, hole pages %llu, policy %s (own: %s)\n",
 			       argv[i], (unsigned long long)st.size,
 			       (unsigned long long)st.huge_folios,
+			       (unsigned long long)st.large_folios,
+			       (unsigned long long)st.large_pages,
 			       (unsigned long long)st.small_pages,
 			       (unsigned long long)st.pmd_mapped,
 			       (unsigned long long)st.hole_pages,

@@ -64,13 +64,16 @@ struct hugetmpfs_collapse {
  * struct hugetmpfs_stat - what HUGETMPFS_IOC_STAT says of a file
  * @size: its size in bytes
  * @huge_folios: PMD-sized folios in its page cache
- * @small_pages: pages in its smaller folios
+ * @small_pages: single pages (4 KiB folios) in its page cache
  * @pmd_mapped: huge folios mapped by a PMD entry somewhere
  * @hole_pages: pages of its huge folios that hold no data (the hole
  *	shrinker's to give back)
  * @huge: the policy in force for it, a HUGETMPFS_HUGE_* value other than
  *	INHERIT (its own, or its mount's)
  * @huge_own: its own policy (HUGETMPFS_HUGE_INHERIT if none)
+ * @large_folios: folios larger than a page and smaller than PMD size (made
+ *	where a huge folio could not be)
+ * @large_pages: pages in those
  */
 struct hugetmpfs_stat {
 	__u64 size;
@@ -80,6 +83,8 @@ struct hugetmpfs_stat {
 	__u64 hole_pages;
 	__u32 huge;
 	__u32 huge_own;
+	__u64 large_folios;
+	__u64 large_pages;
 };
 
 #define HUGETMPFS_IOC_STAT	_IOR('H', 0xa3, struct hugetmpfs_stat)
