@@ -19,7 +19,7 @@ import statistics
 import sys
 
 # Units where a smaller figure is better; all others are higher-better.
-LOWER_BETTER = {"ns", "ms", "s", "kB", "B/B"}
+LOWER_BETTER = {"ns", "ms", "s", "kB", "B/B", "%cpu"}
 
 # The figures each workload must produce (besides peak_shmem and
 # peak_page_tables, which every run has), by the workload's name prefix.
@@ -32,7 +32,9 @@ EXPECTED = {
                    "shmem_per_byte_dropped", "statfs_per_byte_dropped", "shrink_pass"],
     "meta": ["create", "stat", "rename", "unlink"],
     "share": ["page_tables", "touch", "access"],
-    "frag": ["write_4k", "pmd_fraction_0s", "collapse", "pmd_fraction_collapsed"],
+    "frag": ["write_4k", "pmd_fraction_0s", "background_mb_s", "background_cpu",
+             "unthrottled_mb_s", "unthrottled_cpu", "pmd_fraction_unthrottled",
+             "idle_cpu", "collapse", "pmd_fraction_collapsed"],
 }
 PEAKS = ["peak_shmem", "peak_page_tables"]
 
@@ -44,7 +46,7 @@ DESCRIBE = {
     "smallfiles": "many files of one size: create rate, memory per byte of data (Shmem and statfs) before and after drop_caches 2 (which runs the hole shrinker), and how long that pass takes",
     "meta": "create / stat / rename / unlink of empty files",
     "share": "two processes map one file already in memory: page-table memory, time to touch every page the first time and again",
-    "frag": "file written in 4 KiB pieces with huge pages unavailable, then available again: fraction in PMD-sized folios over time, then after an explicit collapse (MADV_COLLAPSE; HUGETMPFS_IOC_COLLAPSE on hugetmpfs)",
+    "frag": "file written in 4 KiB pieces with huge pages unavailable, then available again and kept mapped: the background agent (hugetmpfs's collapse thread; khugepaged for tmpfs) at its defaults, then unthrottled (no pause, 1 GiB passes): rate made huge (MB/s) and its CPU use (% of one CPU), then idle; a second file collapsed explicitly with the agent paused (HUGETMPFS_IOC_COLLAPSE; MADV_COLLAPSE on tmpfs): time and fraction after",
 }
 
 # What each hugetmpfs mount is compared with.

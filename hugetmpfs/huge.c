@@ -39,7 +39,10 @@ static int htmpfs_override_set(const char *val, const struct kernel_param *kp)
 		pr_warn("hugetmpfs: huge_override must be none, deny or force\n");
 		return -EINVAL;
 	}
-	WRITE_ONCE(htmpfs_override, i);
+	/* Huge folios allowed again: what got small pages meanwhile may go. */
+	if (xchg(&htmpfs_override, i) == HTMPFS_OVERRIDE_DENY &&
+	    i != HTMPFS_OVERRIDE_DENY)
+		htmpfs_queue_all_mounts();
 	return 0;
 }
 

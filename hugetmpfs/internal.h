@@ -420,6 +420,9 @@ void htmpfs_holes_punched(struct inode *inode, loff_t lo, loff_t hi);
 void htmpfs_holes_release(struct inode *inode);
 long htmpfs_holes_reclaim(struct htmpfs_sb_info *sbi, long pages);
 
+/* super.c */
+void htmpfs_queue_all_mounts(void);
+
 /* collapse.c */
 
 /* What became of a 2 MiB range that was to be collapsed */

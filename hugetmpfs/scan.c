@@ -5,7 +5,8 @@
  * wants huge ones. It sleeps until there is work: files are queued when a
  * huge folio was wanted but a small one had to do (no huge page, the range
  * partly in use, no space), when a remount lets a mount have huge folios it
- * did not have, and when a file's own policy is set to one that wants them.
+ * did not have, when huge_override stops denying them, and when a file's own
+ * policy is set to one that wants them.
  * A queued file is scanned from its start, range by range, within a budget
  * of pages per pass (pages_to_scan) and a pause between passes
  * (scan_sleep_ms), both module-wide; each mount says whether the thread

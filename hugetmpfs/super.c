@@ -557,6 +557,19 @@ static struct file_system_type htmpfs_fs_type = {
 	.fs_flags		= FS_USERNS_MOUNT | FS_ALLOW_IDMAP,
 };
 
+static void htmpfs_queue_mount(struct super_block *sb, void *unused)
+{
+	htmpfs_scan_queue_sb(sb);
+}
+
+/**
+ * htmpfs_queue_all_mounts - have the collapse thread look at every mount
+ */
+void htmpfs_queue_all_mounts(void)
+{
+	iterate_supers_type(&htmpfs_fs_type, htmpfs_queue_mount, NULL);
+}
+
 static int __init htmpfs_init(void)
 {
 	int err;

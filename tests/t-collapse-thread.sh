@@ -99,6 +99,23 @@ check "a: data unchanged" test "$(md5sum <a | cut -d' ' -f1)" = "$sum"
 check "b: data unchanged" test "$(md5sum <b | cut -d' ' -f1)" = "$sum"
 rm -f a b go mapper.out
 
+# Written while huge_override=deny held every mount to small pages: queued
+# when it lets go.
+echo deny >$p/huge_override
+dd if=/dev/urandom of=c bs=4k count=1024 status=none
+sum=$(md5sum <c | cut -d' ' -f1)
+check "c: small pages under huge_override=deny" test "$(huge_folios c)" = 0
+echo none >$p/huge_override
+start=$SECONDS
+for _ in $(seq 600); do
+	[ "$(huge_folios c)" = 2 ] && break
+	sleep 1
+done
+echo "c: huge $((SECONDS - start)) s after huge_override=none"
+check "c: huge once huge_override=none" test "$(huge_folios c)" = 2
+check "c: data unchanged" test "$(md5sum <c | cut -d' ' -f1)" = "$sum"
+rm -f c
+
 # fsx while the thread collapses whatever it can, as often as it can.
 echo 0 >$p/collapse_scan_sleep_ms
 echo 511 >$sys/collapse_max_holes
