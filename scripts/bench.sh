@@ -8,6 +8,7 @@
 #   HUGETMPFS_BENCH_MEM    guest memory (default 8G)
 #   HUGETMPFS_ACCEL        tcg (default) or kvm
 #   BENCH_ONLY='glob'      only the workloads whose names match
+#   BENCH_ROUNDS=N         rounds (default: 5, quick 2)
 #   BENCH_OUT=DIR          where results go (default bench/results)
 set -euo pipefail
 
@@ -34,7 +35,7 @@ rc=0
 HUGETMPFS_MEM=${HUGETMPFS_BENCH_MEM:-8G} "$top/scripts/qemu-run.sh" \
 	--kernel "$kernel" --rootfs "$rootfs" --module "$module" \
 	--add "$work/stage/bench" --out "$work/result" --timeout 0 \
-	--cmd "BENCH_ONLY='${BENCH_ONLY:-*}' /payload/bench/run-bench /payload/results $mode" ||
+	--cmd "BENCH_ONLY='${BENCH_ONLY:-*}' BENCH_ROUNDS='${BENCH_ROUNDS:-}' /payload/bench/run-bench /payload/results $mode" ||
 	rc=$?
 res=$work/result/results
 [ -f "$res/results.csv" ] || { echo "bench: the guest left no results (status $rc)" >&2; exit 1; }
