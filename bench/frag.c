@@ -7,10 +7,10 @@
  *     khugetmpfsd; khugepaged for tmpfs) for SECONDS: the fraction in
  *     PMD-sized folios every STEP seconds, the rate it made them at (MB/s)
  *     and the CPU it used meanwhile (% of one CPU);
- *  2. the same agent unthrottled (no pause between passes, passes of 1 GiB):
- *     until 99% is huge (at most 3 x SECONDS): rate, CPU;
- *  3. the agent's CPU while idle, with nothing left to collapse;
- *  4. a second file, the agent paused: an explicit collapse of all of it
+ *  2. a second file, the agent unthrottled (no pause between passes, passes
+ *     of 1 GiB): until 99% is huge (at most 3 x SECONDS): rate, CPU;
+ *  3. the agent's CPU at its defaults again, with nothing left to collapse;
+ *  4. a third file, the agent paused: an explicit collapse of all of it
  *     (HUGETMPFS_IOC_COLLAPSE on hugetmpfs, MADV_COLLAPSE on tmpfs), its time
  *     and the fraction after.
  * The data of both files is checked; the agents' settings are restored.
@@ -65,6 +65,7 @@ static struct agent tmpfs_agent = {
 };
 
 static long base_kb;
+static int write_timed;		/* write_4k is the first file's */
 
 static double pmd_fraction(size_t size)
 {
@@ -168,7 +169,7 @@ static char *fragmented(const char *path, size_t size, struct agent *a,
 		if (pwrite(fd, piece, PAGE, off) != PAGE)
 			die("write at %zu", off);
 	}
-	if (fdp == NULL)
+	if (!write_timed++)
 		figure("write_4k", size / (now() - t) / 1e6, "MB/s");
 	/* Allowed again before mmap: the address is then 2 MiB aligned. */
 	put(a->deny, a->deny_old);
@@ -194,6 +195,14 @@ static void verify(const char *map, size_t size)
 			errno = EIO;
 			die("wrong data at %zu", off);
 		}
+}
+
+static void done_with(const char *path, char *map, size_t size)
+{
+	verify(map, size);
+	munmap(map, size);
+	if (unlink(path))
+		die("unlink %s", path);
 }
 
 /*
@@ -261,33 +270,34 @@ int main(int argc, char **argv)
 	stat_refresh();
 	base_kb = meminfo_kb("ShmemHugePages");
 
-	/* 1 and 2: the agent at its defaults, then unthrottled. */
+	/* 1: the agent at its defaults. */
 	snprintf(path, sizeof(path), "%s/frag", argv[1]);
 	map = fragmented(path, size, a, NULL);
 	watch(a, size, seconds, step, "background");
+	done_with(path, map, size);
+
+	/* 2: a second file, the agent unthrottled. */
+	base_kb = meminfo_kb("ShmemHugePages");
 	put(a->sleep, a->fast_sleep);
 	put(a->pages, a->fast_pages);
+	map = fragmented(path, size, a, NULL);
 	watch(a, size, 3.0 * seconds, 0, "unthrottled");
 	figure("pmd_fraction_unthrottled", pmd_fraction(size), "fraction");
+	put(a->sleep, a->sleep_old);
+	put(a->pages, a->pages_old);
 
-	/* 3: nothing left to do. */
+	/* 3: at its defaults again, with nothing left to do. */
 	t = now();
 	c = cpu_s(a->pid);
 	sleep(step);
 	figure("idle_cpu", (cpu_s(a->pid) - c) / (now() - t) * 100, "%cpu");
-	put(a->sleep, a->sleep_old);
-	put(a->pages, a->pages_old);
-	verify(map, size);
-	munmap(map, size);
-	if (unlink(path))
-		die("unlink %s", path);
+	done_with(path, map, size);
 
 	/* 4: the explicit collapse, the agent paused. */
 	if (a->paused_pages)
 		put(a->pages, a->paused_pages);
 	put(a->pause, a->pause_val);
 	base_kb = meminfo_kb("ShmemHugePages");
-	snprintf(path, sizeof(path), "%s/frag2", argv[1]);
 	map = fragmented(path, size, a, &fd);
 	t = now();
 	if (a == &ht_agent) {
@@ -303,10 +313,7 @@ int main(int argc, char **argv)
 	figure("pmd_fraction_collapsed", pmd_fraction(size), "fraction");
 	put(a->pause, a->pause_old);
 	put(a->pages, a->pages_old);
-	verify(map, size);
-	munmap(map, size);
 	close(fd);
-	if (unlink(path))
-		die("unlink %s", path);
+	done_with(path, map, size);
 	return 0;
 }

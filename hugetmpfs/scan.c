@@ -57,7 +57,7 @@ module_param_cb(collapse_thread, &htmpfs_scan_on_ops, &htmpfs_scan_on, 0644);
 MODULE_PARM_DESC(collapse_thread, "the collapse thread works (Y) or only sleeps (N)");
 
 static unsigned int htmpfs_scan_sleep_ms = 1000;
-static unsigned int htmpfs_scan_pages = 32 * HPAGE_PMD_NR;
+static unsigned int htmpfs_scan_pages = 64 * HPAGE_PMD_NR;
 
 static int htmpfs_scan_set_uint(const char *val, const struct kernel_param *kp,
 				unsigned int min, unsigned int max)

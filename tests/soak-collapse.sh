@@ -42,25 +42,7 @@ round() {
 	check "$name: written in small pages" test "$(huge_folios a)" = 0
 	rm -f go mapper.out
 	mkfifo go
-	python3 - b go <<'PY' >mapper.out &
-import hashlib, mmap, sys
-f = open(sys.argv[1], "r+b")
-m = mmap.mmap(f.fileno(), 0)
-for off in range(0, len(m), 4096):
-    m[off]
-print("mapped", flush=True)
-open(sys.argv[2]).read()
-digest = hashlib.md5(m[:]).hexdigest()
-kb = 0
-with open("/proc/self/smaps") as s:
-    inside = False
-    for line in s:
-        if line[0] in "0123456789abcdef" and "-" in line.split()[0]:
-            inside = line.split()[-1].endswith("/b")
-        elif inside and line.startswith(("ShmemPmdMapped:", "FilePmdMapped:")):
-            kb += int(line.split()[1])
-print(digest, kb, flush=True)
-PY
+	"$HT_TESTS/pmd-mapper.py" b go >mapper.out &
 	mapper=$!
 	for i in $(seq 1200); do
 		grep -q mapped mapper.out 2>/dev/null && break

@@ -21,7 +21,7 @@ ranges=$((size_mb / 2))
 restore() {
 	echo N >$p/collapse_thread
 	echo 1000 >$p/collapse_scan_sleep_ms
-	echo 16384 >$p/collapse_pages_to_scan
+	echo 32768 >$p/collapse_pages_to_scan
 	[ -n "${mapper:-}" ] && kill "$mapper" 2>/dev/null
 }
 trap restore EXIT
@@ -47,25 +47,7 @@ check "written in small pages" test "$(huge_folios a)" = 0
 
 # A process maps b shared, reads it all (PTEs), waits, reads it again.
 mkfifo go
-python3 - b go <<'PY' >mapper.out &
-import hashlib, mmap, os, sys
-f = open(sys.argv[1], "r+b")
-m = mmap.mmap(f.fileno(), 0)
-for off in range(0, len(m), 4096):
-    m[off]
-print("mapped", flush=True)
-open(sys.argv[2]).read()			# until the test says go
-digest = hashlib.md5(m[:]).hexdigest()
-kb = 0
-with open("/proc/self/smaps") as s:
-    inside = False
-    for line in s:
-        if line[0] in "0123456789abcdef" and "-" in line.split()[0]:
-            inside = line.split()[-1].endswith("/b")
-        elif inside and line.startswith(("ShmemPmdMapped:", "FilePmdMapped:")):
-            kb += int(line.split()[1])
-print(digest, kb, flush=True)
-PY
+"$HT_TESTS/pmd-mapper.py" b go >mapper.out &
 mapper=$!
 for _ in $(seq 600); do
 	grep -q mapped mapper.out 2>/dev/null && break
