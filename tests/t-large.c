@@ -360,18 +360,27 @@ static void test_changes(void)
 	close(fd);
 }
 
-/* fsx, huge pages unavailable to it: large folios under every operation. */
-static void test_fsx(void)
+/* Large folios of every size made on the mount so far */
+static long large_allocs(void)
 {
-	long before = 0, after = 0;
-	int status = -1, k;
-	pid_t pid;
+	long sum = 0;
 	char name[32];
+	int k;
 
 	for (k = 2; k <= 8; k++) {
 		snprintf(name, sizeof(name), "large_alloc_%ldkB", 4L << k);
-		before += stat_read(name);
+		sum += stat_read(name);
 	}
+	return sum;
+}
+
+/* fsx, huge pages unavailable to it: large folios under every operation. */
+static void test_fsx(void)
+{
+	long before = large_allocs(), after;
+	int status = -1;
+	pid_t pid;
+
 	no_huge_pages(1);
 	pid = fork();
 	if (pid == 0) {
@@ -383,10 +392,7 @@ static void test_fsx(void)
 	no_huge_pages(0);
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	      "fsx with no huge pages: status %d", status);
-	for (k = 2; k <= 8; k++) {
-		snprintf(name, sizeof(name), "large_alloc_%ldkB", 4L << k);
-		after += stat_read(name);
-	}
+	after = large_allocs();
 	CHECK(after > before, "fsx worked on large folios (%ld made)",
 	      after - before);
 }
