@@ -244,9 +244,10 @@ static enum htmpfs_collapse htmpfs_collapse_locked(struct inode *inode,
 		ret = HTMPFS_COLLAPSE_NOSPACE;
 		goto put;
 	}
-	ret = HTMPFS_COLLAPSE_NOMEM;
+	ret = HTMPFS_COLLAPSE_CHARGE;
 	if (!htmpfs_collapse_charge(r, new, gfp))
 		goto uncharge;
+	ret = HTMPFS_COLLAPSE_NOMEM;
 	h = htmpfs_holes_new(inode, new);
 	if (!h)
 		goto uncharge;
@@ -331,6 +332,9 @@ static void htmpfs_collapse_count(struct htmpfs_sb_info *sbi,
 	case HTMPFS_COLLAPSE_NOSPACE:
 		htmpfs_count(sbi, HTMPFS_STAT_COLLAPSE_NOSPACE);
 		break;
+	case HTMPFS_COLLAPSE_CHARGE:
+		htmpfs_count(sbi, HTMPFS_STAT_COLLAPSE_CHARGE);
+		break;
 	default:		/* nothing to do: not an attempt */
 		break;
 	}
@@ -408,7 +412,8 @@ out:
  * Return: the ranges collapsed; -EINVAL for a bad range or flags, -EBADF
  * without write access, -EPERM under huge_override=deny, -EINTR on a fatal
  * signal; else, if a range could not be collapsed, why (for the first one):
- * -EAGAIN busy (pinned, locked, in flight), -ENOMEM no huge page to be had,
+ * -EAGAIN busy (pinned, locked, in flight), -ENOMEM no huge page to be had
+ * or no room for it in the memory cgroup of the data,
  * -ENOSPC past size= or the owner's quota. The counts are written back
  * either way.
  */
@@ -418,6 +423,7 @@ long htmpfs_collapse_ioctl(struct file *file, void __user *arg)
 		[HTMPFS_COLLAPSE_BUSY]		= -EAGAIN,
 		[HTMPFS_COLLAPSE_NOMEM]		= -ENOMEM,
 		[HTMPFS_COLLAPSE_NOSPACE]	= -ENOSPC,
+		[HTMPFS_COLLAPSE_CHARGE]	= -ENOMEM,
 	};
 	struct inode *inode = file_inode(file);
 	struct hugetmpfs_collapse c;

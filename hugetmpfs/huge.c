@@ -145,8 +145,6 @@ long htmpfs_huge_ioctl(struct file *file, unsigned int cmd, u32 __user *arg)
 		return err;
 	WRITE_ONCE(HTMPFS_I(inode)->huge, huge);
 	mnt_drop_write_file(file);
-	if (htmpfs_huge_allowed(inode, 0, 0, NULL))
-		htmpfs_scan_queue(inode);
 	return 0;
 }
 
@@ -315,4 +313,32 @@ void htmpfs_truncate(struct inode *inode, loff_t size)
 	truncate_pagecache(inode, lo);
 	htmpfs_holes_punched(inode, lo, LLONG_MAX);
 	htmpfs_recalc(inode);
+}
+
+/**
+ * htmpfs_stat_ioctl - HUGETMPFS_IOC_STAT: how a file is held in memory
+ * @file: a regular file of the mount
+ * @arg: its struct hugetmpfs_stat
+ *
+ * Walks the file's page cache: a snapshot, for tools and diagnosis.
+ *
+ * Return: 0 or -EFAULT.
+ */
+long htmpfs_stat_ioctl(struct file *file, void __user *arg)
+{
+	struct inode *inode = file_inode(file);
+	struct htmpfs_usage u = {};
+	struct hugetmpfs_stat st = {};
+
+	htmpfs_usage_inode(inode, &u);
+	st.size = i_size_read(inode);
+	st.huge_folios = u.huge;
+	st.small_pages = u.small;
+	st.large_folios = u.large;
+	st.large_pages = u.large_pages;
+	st.pmd_mapped = u.pmd_mapped;
+	st.hole_pages = htmpfs_holes_pages(inode);
+	st.huge = htmpfs_huge_to_user(htmpfs_file_huge(inode));
+	st.huge_own = htmpfs_huge_to_user(READ_ONCE(HTMPFS_I(inode)->huge));
+	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
 }

@@ -58,6 +58,7 @@ struct inode *htmpfs_alloc_inode(struct super_block *sb)
 	info->fsflags = 0;
 	info->huge = HTMPFS_HUGE_INHERIT;
 	INIT_LIST_HEAD(&info->scan_entry);
+	info->huge_advised = false;
 	simple_xattrs_init(&info->xattrs);
 	return &info->vfs_inode;
 }

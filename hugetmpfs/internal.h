@@ -7,7 +7,7 @@
  *   namei.c  directory operations
  *   file.c   address space and file I/O
  *   mmap.c   mapping and page faults
- *   huge.c   huge-folio policy and split
+ *   huge.c   huge-folio policy and split; the per-file ioctls
  *   alloc.c  folio allocation
  *   holes.c  hole records: which pages of huge folios hold data
  *   shrink.c the hole shrinker: gives the memory of holes back
@@ -35,6 +35,7 @@
 #include <linux/workqueue.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
+#include <linux/percpu.h>
 #include <linux/uidgid.h>
 #include <linux/xattr.h>
 
@@ -114,6 +115,7 @@ enum htmpfs_stat {
 	HTMPFS_STAT_COLLAPSE_BUSY,		/* not: pinned, locked, in flight */
 	HTMPFS_STAT_COLLAPSE_NOMEM,		/* not: no huge page to be had */
 	HTMPFS_STAT_COLLAPSE_NOSPACE,		/* not: size= or quota reached */
+	HTMPFS_STAT_COLLAPSE_CHARGE,		/* not: memory cgroup full */
 	/* Large folios made, one counter per order from the smallest */
 	HTMPFS_STAT_LARGE_ALLOC,
 	HTMPFS_NR_STATS = HTMPFS_STAT_LARGE_ALLOC + HTMPFS_NR_LARGE_ORDERS
@@ -207,6 +209,9 @@ static inline struct htmpfs_sb_info *HTMPFS_SB(struct super_block *sb)
  *	HTMPFS_HUGE_INHERIT: its mount's
  * @scan_entry: on the collapse thread's queue (scan.c)
  * @scan_next: where the thread goes on in it
+ * @scan_pass: the thread's pass that left it for the next one (its cgroup
+ *	was full)
+ * @huge_advised: faulted through a MADV_HUGEPAGE mapping (mmap.c)
  * @xattrs: extended attributes
  * @dir_offsets: for a directory, readdir positions that stay put while
  *	entries come and go
@@ -229,6 +234,8 @@ struct htmpfs_inode_info {
 	int huge;
 	struct list_head scan_entry;
 	pgoff_t scan_next;
+	unsigned long scan_pass;
+	bool huge_advised;
 	struct simple_xattrs xattrs;
 	struct offset_ctx dir_offsets;
 	struct inode vfs_inode;
@@ -298,6 +305,7 @@ bool htmpfs_huge_denied(void);
 enum htmpfs_huge htmpfs_file_huge(struct inode *inode);
 u32 htmpfs_huge_to_user(int huge);
 long htmpfs_huge_ioctl(struct file *file, unsigned int cmd, u32 __user *arg);
+long htmpfs_stat_ioctl(struct file *file, void __user *arg);
 
 /* alloc.c */
 
@@ -432,7 +440,8 @@ enum htmpfs_collapse {
 	HTMPFS_COLLAPSE_EMPTY,		/* all hole, or past EOF: nothing to do */
 	HTMPFS_COLLAPSE_SPARSE,		/* more holes than allowed */
 	HTMPFS_COLLAPSE_BUSY,		/* pinned, locked, under I/O, poisoned */
-	HTMPFS_COLLAPSE_NOMEM,		/* no huge page, or its cgroup is full */
+	HTMPFS_COLLAPSE_NOMEM,		/* no huge page to be had */
+	HTMPFS_COLLAPSE_CHARGE,		/* the data's memory cgroup is full */
 	HTMPFS_COLLAPSE_NOSPACE,	/* the holes would pass size= or quota */
 };
 
@@ -476,11 +485,33 @@ static inline long htmpfs_level(struct htmpfs_sb_info *sbi,
 }
 
 /* stats.c */
+DECLARE_PER_CPU(struct htmpfs_events, htmpfs_event_totals);
+
+/* Count @n events of @stat on a mount and in the module's total. */
+static inline void htmpfs_count_add(struct htmpfs_sb_info *sbi,
+				    enum htmpfs_stat stat, long n)
+{
+	this_cpu_add(sbi->events->n[stat], n);
+	this_cpu_add(htmpfs_event_totals.n[stat], n);
+}
+
+static inline void htmpfs_count(struct htmpfs_sb_info *sbi,
+				enum htmpfs_stat stat)
+{
+	htmpfs_count_add(sbi, stat, 1);
+}
+
+/* What a walk over page cache finds */
+struct htmpfs_usage {
+	long huge;		/* PMD-sized folios */
+	long pmd_mapped;	/* of those, mapped by a PMD somewhere */
+	long large;		/* large folios, between a page and PMD size */
+	long large_pages;	/* pages in those */
+	long small;		/* single pages */
+};
+
 const char *htmpfs_huge_name(enum htmpfs_huge huge);
-void htmpfs_count(struct htmpfs_sb_info *sbi, enum htmpfs_stat stat);
-void htmpfs_count_add(struct htmpfs_sb_info *sbi, enum htmpfs_stat stat,
-		      long n);
-long htmpfs_stat_ioctl(struct file *file, void __user *arg);
+void htmpfs_usage_inode(struct inode *inode, struct htmpfs_usage *u);
 int htmpfs_sysfs_add_sb(struct super_block *sb);
 void htmpfs_sysfs_del_sb(struct htmpfs_sb_info *sbi);
 int htmpfs_sysfs_init(void);

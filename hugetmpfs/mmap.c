@@ -18,6 +18,40 @@ static bool htmpfs_beyond_eof(struct inode *inode, pgoff_t index)
 }
 
 /*
+ * A mapping that asked for huge pages (MADV_HUGEPAGE) faults on a small
+ * folio: where the file's policy leaves it to the mapping (advise), only
+ * this tells the collapse thread that the range is wanted huge.
+ */
+static void htmpfs_fault_queue(struct vm_fault *vmf, struct inode *inode,
+			       struct folio *folio)
+{
+	if (!(vmf->vma->vm_flags & VM_HUGEPAGE) || !folio ||
+	    xa_is_value(folio) || folio_test_pmd_mappable(folio))
+		return;
+	if (htmpfs_huge_allowed(inode, vmf->pgoff, 0, vmf->vma)) {
+		WRITE_ONCE(HTMPFS_I(inode)->huge_advised, true);
+		htmpfs_scan_queue(inode);
+	}
+}
+
+/* Fault-around maps the folios there are: see whether they should be huge. */
+static vm_fault_t htmpfs_map_pages(struct vm_fault *vmf, pgoff_t start,
+				   pgoff_t end)
+{
+	struct inode *inode = file_inode(vmf->vma->vm_file);
+
+	if (vmf->vma->vm_flags & VM_HUGEPAGE) {
+		rcu_read_lock();
+		/* Only a hint, so no reference: the queue holds none. */
+		htmpfs_fault_queue(vmf, inode,
+				   xa_load(&inode->i_mapping->i_pages,
+					   vmf->pgoff));
+		rcu_read_unlock();
+	}
+	return filemap_map_pages(vmf, start, end);
+}
+
+/*
  * Find or make the folio (a hole gets one of the size our policy picks, not
  * read-ahead's) and hand it back locked for finish_fault() to map.
  */
@@ -44,6 +78,7 @@ static vm_fault_t htmpfs_fault(struct vm_fault *vmf)
 		folio_put(folio);
 		return VM_FAULT_SIGBUS;
 	}
+	htmpfs_fault_queue(vmf, inode, folio);
 	vmf->page = folio_file_page(folio, vmf->pgoff);
 	/* A memory error: kill whoever touches it, keep the rest mappable. */
 	if (unlikely(PageHWPoison(vmf->page))) {
@@ -56,7 +91,7 @@ static vm_fault_t htmpfs_fault(struct vm_fault *vmf)
 
 static const struct vm_operations_struct htmpfs_vm_ops = {
 	.fault		= htmpfs_fault,
-	.map_pages	= filemap_map_pages,
+	.map_pages	= htmpfs_map_pages,
 #ifdef CONFIG_NUMA
 	.set_policy	= htmpfs_set_policy,
 	.get_policy	= htmpfs_get_policy,

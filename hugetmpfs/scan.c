@@ -11,7 +11,14 @@
  * of pages per pass (pages_to_scan) and a pause between passes
  * (scan_sleep_ms), both module-wide; each mount says whether the thread
  * works on it, how many holes a range may have, and how hard to try for a
- * huge page.
+ * huge page. Where the policy leaves it to the mapping (advise, and
+ * within_size beyond EOF), a file counts as wanting huge folios while it is
+ * mapped, once a mapping that asked for them (MADV_HUGEPAGE) faulted on a
+ * small folio; that fault queues it.
+ *
+ * Splits by hole punch and by the hole shrinker do not queue a file: their
+ * holes were freed on purpose, and a collapse would fill them again. The
+ * next write into such a range, if it has to take a small page, does.
  *
  * Lifetimes: the queue holds no reference. The thread takes one (igrab())
  * while it works on a file, and counts it on the file's mount; eviction
@@ -34,6 +41,15 @@ static LIST_HEAD(htmpfs_scan_list);
 static DECLARE_WAIT_QUEUE_HEAD(htmpfs_scan_wait);	/* the thread's */
 static DECLARE_WAIT_QUEUE_HEAD(htmpfs_scan_idle);	/* umount's */
 static struct task_struct *htmpfs_scan_task;
+static unsigned long htmpfs_scan_passes;	/* the thread's own */
+/* A tunable changed: cut the pause short, so the new value counts now. */
+static bool htmpfs_scan_kick;
+
+static void htmpfs_scan_wake(void)
+{
+	WRITE_ONCE(htmpfs_scan_kick, true);
+	wake_up(&htmpfs_scan_wait);
+}
 
 static bool htmpfs_scan_on = true;
 
@@ -44,7 +60,7 @@ static int htmpfs_scan_set_on(const char *val, const struct kernel_param *kp)
 	if (err)
 		pr_warn("hugetmpfs: collapse_thread must be Y or N\n");
 	else
-		wake_up(&htmpfs_scan_wait);
+		htmpfs_scan_wake();
 	return err;
 }
 
@@ -70,7 +86,7 @@ static int htmpfs_scan_set_uint(const char *val, const struct kernel_param *kp,
 	}
 	WRITE_ONCE(*(unsigned int *)kp->arg, v);
 	/* A shorter pause or a bigger budget: take it now. */
-	wake_up(&htmpfs_scan_wait);
+	htmpfs_scan_wake();
 	return 0;
 }
 
@@ -120,6 +136,7 @@ void htmpfs_scan_queue(struct inode *inode)
 	spin_lock(&htmpfs_scan_lock);
 	if (list_empty(&info->scan_entry) && !sbi->scan_stopping) {
 		info->scan_next = 0;
+		info->scan_pass = 0;
 		list_add_tail(&info->scan_entry, &htmpfs_scan_list);
 		wake = true;
 	}
@@ -185,7 +202,10 @@ void htmpfs_scan_unmount(struct htmpfs_sb_info *sbi)
 	wait_event(htmpfs_scan_idle, htmpfs_scan_idle_sb(sbi));
 }
 
-/* The next queued file, off the queue, with a reference; NULL if none. */
+/*
+ * The next queued file, off the queue, with a reference; NULL if none, or
+ * if the next one was left for the next pass (so were all after it).
+ */
 static struct inode *htmpfs_scan_take(void)
 {
 	struct htmpfs_inode_info *info;
@@ -195,6 +215,8 @@ static struct inode *htmpfs_scan_take(void)
 	while (!inode && !list_empty(&htmpfs_scan_list)) {
 		info = list_first_entry(&htmpfs_scan_list,
 					struct htmpfs_inode_info, scan_entry);
+		if (info->scan_pass == htmpfs_scan_passes)
+			break;
 		list_del_init(&info->scan_entry);
 		inode = igrab(&info->vfs_inode);	/* NULL: being evicted */
 		if (inode)
@@ -225,6 +247,23 @@ static void htmpfs_scan_put(struct inode *inode, bool more)
 }
 
 /*
+ * Does the file's policy want the range at @index huge? Where it leaves
+ * that to the mapping, a file faulted through one that asked for huge pages
+ * (MADV_HUGEPAGE) counts, as long as it is mapped.
+ */
+static bool htmpfs_scan_wanted(struct inode *inode, pgoff_t index)
+{
+	enum htmpfs_huge huge;
+
+	if (htmpfs_huge_allowed(inode, index, 0, NULL))
+		return true;
+	huge = htmpfs_file_huge(inode);
+	return (huge == HTMPFS_HUGE_ADVISE || huge == HTMPFS_HUGE_WITHIN_SIZE) &&
+	       READ_ONCE(HTMPFS_I(inode)->huge_advised) &&
+	       mapping_mapped(inode->i_mapping);
+}
+
+/*
  * Collapse what the file's policy wants huge, from where the last pass
  * stopped, within @budget pages. Return true if the file is done.
  */
@@ -245,9 +284,7 @@ static bool htmpfs_scan_inode(struct inode *inode, long *budget)
 		}
 		if (!READ_ONCE(sbi->collapse_enabled))
 			return true;
-		/* Without a mapping, advise never wants huge folios here. */
-		if (htmpfs_huge_denied() ||
-		    !htmpfs_huge_allowed(inode, index, 0, NULL)) {
+		if (htmpfs_huge_denied() || !htmpfs_scan_wanted(inode, index)) {
 			*budget -= 1;
 			continue;
 		}
@@ -263,6 +300,12 @@ static bool htmpfs_scan_inode(struct inode *inode, long *budget)
 		if (ret == HTMPFS_COLLAPSE_NOMEM) {
 			info->scan_next = index;
 			*budget = 0;
+			return false;
+		}
+		/* Its cgroup is full: the next pass tries again; others now. */
+		if (ret == HTMPFS_COLLAPSE_CHARGE) {
+			info->scan_next = index;
+			info->scan_pass = htmpfs_scan_passes;
 			return false;
 		}
 		cond_resched();
@@ -285,6 +328,7 @@ static void htmpfs_scan_pass(void)
 	long budget = READ_ONCE(htmpfs_scan_pages);
 	struct inode *inode;
 
+	htmpfs_scan_passes++;
 	/* Folios just written are held by the per-CPU LRU batches. */
 	lru_add_drain_all();
 	while (budget > 0 && !kthread_should_stop() &&
@@ -301,9 +345,11 @@ static int htmpfs_scan_thread(void *unused)
 				     kthread_should_stop());
 		if (kthread_should_stop())
 			break;
+		WRITE_ONCE(htmpfs_scan_kick, false);
 		htmpfs_scan_pass();
 		wait_event_freezable_timeout(htmpfs_scan_wait,
-					     kthread_should_stop(),
+					     kthread_should_stop() ||
+					     READ_ONCE(htmpfs_scan_kick),
 					     msecs_to_jiffies(READ_ONCE(htmpfs_scan_sleep_ms)));
 	}
 	return 0;

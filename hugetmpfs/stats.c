@@ -16,7 +16,7 @@
 #define CREATE_TRACE_POINTS
 #include "trace.h"
 
-static DEFINE_PER_CPU(struct htmpfs_events, htmpfs_event_totals);
+DEFINE_PER_CPU(struct htmpfs_events, htmpfs_event_totals);
 static struct kset *htmpfs_kset;
 
 static const char * const htmpfs_huge_names[] = {
@@ -35,32 +35,6 @@ static const char * const htmpfs_huge_names[] = {
 const char *htmpfs_huge_name(enum htmpfs_huge huge)
 {
 	return htmpfs_huge_names[huge];
-}
-
-/**
- * htmpfs_count - count an event on a mount and in the module's total
- * @sbi: the mount
- * @stat: which event
- */
-void htmpfs_count(struct htmpfs_sb_info *sbi, enum htmpfs_stat stat)
-{
-	this_cpu_inc(sbi->events->n[stat]);
-	this_cpu_inc(htmpfs_event_totals.n[stat]);
-}
-
-/**
- * htmpfs_count_add - count @n events on a mount and in the module's total
- * @sbi: the mount
- * @stat: which event
- * @n: how many
- */
-void htmpfs_count_add(struct htmpfs_sb_info *sbi, enum htmpfs_stat stat,
-		      long n)
-{
-	if (!n)
-		return;
-	this_cpu_add(sbi->events->n[stat], n);
-	this_cpu_add(htmpfs_event_totals.n[stat], n);
 }
 
 static long htmpfs_events_sum(struct htmpfs_events __percpu *events,
@@ -82,16 +56,12 @@ static struct htmpfs_sb_info *htmpfs_kobj_sbi(struct kobject *kobj)
 	return container_of(kobj, struct htmpfs_sb_info, kobj);
 }
 
-/* What a walk over a mount's page cache finds (see htmpfs_usage_show()) */
-struct htmpfs_usage {
-	long huge;		/* PMD-sized folios */
-	long pmd_mapped;	/* of those, mapped by a PMD somewhere */
-	long large;		/* large folios, between a page and PMD size */
-	long large_pages;	/* pages in those */
-	long small;		/* single pages */
-};
-
-static void htmpfs_usage_inode(struct inode *inode, struct htmpfs_usage *u)
+/**
+ * htmpfs_usage_inode - add up how a file's page cache is held
+ * @inode: the file
+ * @u: where its folios are counted, by kind
+ */
+void htmpfs_usage_inode(struct inode *inode, struct htmpfs_usage *u)
 {
 	XA_STATE(xas, &inode->i_mapping->i_pages, 0);
 	struct folio *folio;
@@ -129,34 +99,6 @@ static void htmpfs_usage_inode(struct inode *inode, struct htmpfs_usage *u)
 		}
 	}
 	rcu_read_unlock();
-}
-
-/**
- * htmpfs_stat_ioctl - HUGETMPFS_IOC_STAT: how a file is held in memory
- * @file: a regular file of the mount
- * @arg: its struct hugetmpfs_stat
- *
- * Walks the file's page cache: a snapshot, for tools and diagnosis.
- *
- * Return: 0 or -EFAULT.
- */
-long htmpfs_stat_ioctl(struct file *file, void __user *arg)
-{
-	struct inode *inode = file_inode(file);
-	struct htmpfs_usage u = {};
-	struct hugetmpfs_stat st = {};
-
-	htmpfs_usage_inode(inode, &u);
-	st.size = i_size_read(inode);
-	st.huge_folios = u.huge;
-	st.small_pages = u.small;
-	st.large_folios = u.large;
-	st.large_pages = u.large_pages;
-	st.pmd_mapped = u.pmd_mapped;
-	st.hole_pages = htmpfs_holes_pages(inode);
-	st.huge = htmpfs_huge_to_user(htmpfs_file_huge(inode));
-	st.huge_own = htmpfs_huge_to_user(READ_ONCE(HTMPFS_I(inode)->huge));
-	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
 }
 
 /* Walk the inodes as drop_caches does, pinning one while looking at it. */
@@ -226,6 +168,7 @@ HTMPFS_STAT_ATTR(collapse_fail_sparse, HTMPFS_STAT_COLLAPSE_SPARSE);
 HTMPFS_STAT_ATTR(collapse_fail_busy, HTMPFS_STAT_COLLAPSE_BUSY);
 HTMPFS_STAT_ATTR(collapse_fail_nomem, HTMPFS_STAT_COLLAPSE_NOMEM);
 HTMPFS_STAT_ATTR(collapse_fail_nospace, HTMPFS_STAT_COLLAPSE_NOSPACE);
+HTMPFS_STAT_ATTR(collapse_fail_charge, HTMPFS_STAT_COLLAPSE_CHARGE);
 /* Large folios made, per size: mainline's hugepages-<size>kB names */
 #define HTMPFS_LARGE_ATTR(_kb, _order)					\
 	static struct htmpfs_stat_attr htmpfs_attr_large_##_kb = {	\
@@ -425,6 +368,7 @@ static struct attribute *htmpfs_counter_attrs[] = {
 	&htmpfs_attr_collapse_fail_busy.attr.attr,
 	&htmpfs_attr_collapse_fail_nomem.attr.attr,
 	&htmpfs_attr_collapse_fail_nospace.attr.attr,
+	&htmpfs_attr_collapse_fail_charge.attr.attr,
 	&htmpfs_attr_large_16.attr.attr,
 	&htmpfs_attr_large_32.attr.attr,
 	&htmpfs_attr_large_64.attr.attr,

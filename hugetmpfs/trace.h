@@ -100,6 +100,7 @@ TRACE_DEFINE_ENUM(HTMPFS_COLLAPSE_SPARSE);
 TRACE_DEFINE_ENUM(HTMPFS_COLLAPSE_BUSY);
 TRACE_DEFINE_ENUM(HTMPFS_COLLAPSE_NOMEM);
 TRACE_DEFINE_ENUM(HTMPFS_COLLAPSE_NOSPACE);
+TRACE_DEFINE_ENUM(HTMPFS_COLLAPSE_CHARGE);
 
 TRACE_EVENT(hugetmpfs_collapse,
 	    TP_PROTO(struct inode *inode, pgoff_t index, int result),
@@ -122,7 +123,8 @@ TRACE_EVENT(hugetmpfs_collapse,
 				       { HTMPFS_COLLAPSE_SPARSE, "too many holes" },
 				       { HTMPFS_COLLAPSE_BUSY, "busy" },
 				       { HTMPFS_COLLAPSE_NOMEM, "no huge page" },
-				       { HTMPFS_COLLAPSE_NOSPACE, "no space" }))
+				       { HTMPFS_COLLAPSE_NOSPACE, "no space" },
+				       { HTMPFS_COLLAPSE_CHARGE, "cgroup full" }))
 );
 
 #endif /* _HUGETMPFS_TRACE_H */

@@ -109,7 +109,8 @@ export DEBIAN_FRONTEND=noninteractive
 # its links where the standard PATH finds them first.
 ccache_links="cc gcc gcc-12 x86_64-linux-gnu-gcc x86_64-linux-gnu-gcc-12"
 ccache_dir=/var/tmp/install-dkms.ccache
-echo "cache_dir = $ccache_dir" >/etc/ccache.conf
+ccache_log=/var/tmp/install-dkms.ccache.log
+printf 'cache_dir = %s\nlog_file = %s\n' $ccache_dir $ccache_log >/etc/ccache.conf
 for c in $ccache_links; do
 	ln -sf /usr/bin/ccache "/usr/local/bin/$c"
 done
@@ -132,6 +133,10 @@ check "dpkg: hugetmpfs-dkms installed" \
 	test "$(dpkg-query -W -f='${Status}' hugetmpfs-dkms 2>&1)" = "install ok installed"
 use_module deb "/lib/modules/$kver/updates/dkms/hugetmpfs.ko"
 echo "ccache: $(ccache --print-stats | awk '$1 ~ /^(direct|preprocessed)_cache_hit$/ { h += $2 } $1 == "cache_miss" { m = $2 } END { print h + 0 " hits, " m + 0 " misses" }')"
+# If the package's build missed: ccache's other counters, and its log.
+ccache --print-stats | awk '$2 != 0 && $1 !~ /^(stats_|cache_size|files_|local_storage)/ { printf "%s %s; ", $1, $2 } END { print "" }'
+grep -ohE "Result: .*|too new|[Dd]isabling direct mode|Unsupported .*|[Ff]ailed .*" $ccache_log |
+	sort | uniq -c | sort -rn | head -n 8
 # The man page, from the package.
 page=$(MANWIDTH=80 man --warnings -P cat 5 hugetmpfs 2>/tmp/install-dkms.man)
 check "man 5 hugetmpfs renders" grep -q "huge=within_size" <<<"$page"
@@ -143,5 +148,5 @@ gone "apt remove"
 for c in $ccache_links; do
 	rm -f "/usr/local/bin/$c"
 done
-rm -rf /tmp/install-dkms.data "$ccache_dir" /etc/ccache.conf
+rm -rf /tmp/install-dkms.data "$ccache_dir" $ccache_log /etc/ccache.conf
 done_checks install-dkms

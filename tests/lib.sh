@@ -20,3 +20,25 @@ done_checks() {
 	echo "$1: $checks checks, $fails failed"
 	[ "$fails" -eq 0 ] && [ "$checks" -gt 0 ]
 }
+
+# wait_for SECONDS COMMAND...: run COMMAND every half second until it
+# succeeds (return 0) or SECONDS have passed (return 1). For what the kernel
+# does in its own time: SECONDS bounds a hang, far above what it should take.
+wait_for() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ $SECONDS -ge $end ] && return 1
+		sleep 0.5
+	done
+}
+
+# huge_folios FILE: how many huge folios FILE has (hugetmpfsctl stat)
+huge_folios() {
+	hugetmpfsctl stat "$1" | sed -n 's/.*huge folios \([0-9]*\).*/\1/p'
+}
+
+# test_huge FILE N: FILE has N huge folios
+test_huge() {
+	[ "$(huge_folios "$1")" = "$2" ]
+}

@@ -3,18 +3,23 @@
 """For the collapse tests: map FILE shared and read every page (so that PTEs
 map it), print "mapped", wait until a line can be read from FIFO, then print
 the MD5 of the whole mapping and how many kB of it are mapped by PMD entries
-(ShmemPmdMapped or FilePmdMapped in /proc/self/smaps).
+(ShmemPmdMapped or FilePmdMapped in /proc/self/smaps). With --hugepage,
+madvise(MADV_HUGEPAGE) the mapping before reading it.
 
-    pmd-mapper.py FILE FIFO
+    pmd-mapper.py [--hugepage] FILE FIFO
 """
 import hashlib
 import mmap
 import os
 import sys
 
-path, fifo = sys.argv[1], sys.argv[2]
+args = sys.argv[1:]
+hugepage = args[0] == "--hugepage"
+path, fifo = args[hugepage:]
 f = open(path, "r+b")
 m = mmap.mmap(f.fileno(), 0)
+if hugepage:
+    m.madvise(mmap.MADV_HUGEPAGE)
 for off in range(0, len(m), 4096):
     m[off]
 print("mapped", flush=True)

@@ -28,13 +28,14 @@ restore() {
 }
 trap restore EXIT
 
-huge_folios() {
-	hugetmpfsctl stat "$1" | sed -n 's/.*huge folios \([0-9]*\).*/\1/p'
+both_huge() {
+	[ "$(huge_folios a)" -ge $((ranges * 99 / 100)) ] &&
+	[ "$(huge_folios b)" -ge $((ranges * 99 / 100)) ]
 }
 
 # round NAME: write a and b fragmented, map b, let the thread work.
 round() {
-	local name=$1 sum digest kb i
+	local name=$1 sum digest kb start
 	echo deny >$p/huge_override
 	dd if=/dev/urandom of=a bs=4k count=$((mb * 256)) status=none
 	cp a b
@@ -44,19 +45,13 @@ round() {
 	mkfifo go
 	"$HT_TESTS/pmd-mapper.py" b go >mapper.out &
 	mapper=$!
-	for i in $(seq 1200); do
-		grep -q mapped mapper.out 2>/dev/null && break
-		sleep 0.5
-	done
+	wait_for 600 grep -q mapped mapper.out
 	echo none >$p/huge_override
 	# The thread's own pace decides when; this only waits for it.
-	for i in $(seq 3600); do
-		[ "$(huge_folios a)" -ge $((ranges * 99 / 100)) ] &&
-		[ "$(huge_folios b)" -ge $((ranges * 99 / 100)) ] && break
-		sleep 1
-	done
+	start=$SECONDS
+	wait_for 3600 both_huge
 	echo "$name: a $(huge_folios a), b $(huge_folios b) of $ranges huge after" \
-		"about $i s; collapsed $(cat $sys/collapsed)," \
+		"$((SECONDS - start)) s; collapsed $(cat $sys/collapsed)," \
 		"no huge page $(cat $sys/collapse_fail_nomem)"
 	check "$name: a 99% huge" test "$(huge_folios a)" -ge $((ranges * 99 / 100))
 	check "$name: b 99% huge" test "$(huge_folios b)" -ge $((ranges * 99 / 100))

@@ -5,7 +5,10 @@
 # when a remount allows huge folios; the thread makes at least 99% of both
 # PMD-sized folios, their data unchanged (checksums, after drop_caches),
 # and the process, without remapping, then sees the same bytes through PMD
-# entries (ShmemPmdMapped). Then fsx, with the thread running flat out and
+# entries (ShmemPmdMapped). Under huge=advise, a file in small pages mapped
+# by a process that asked for huge pages (MADV_HUGEPAGE) gets them the same
+# way, and one mapped without asking is left alone. A new pace takes effect
+# at once, not after the pause under way (an hour here). Then fsx, with the thread running flat out and
 # collapsing any range with data: every operation consistent; and a umount
 # while the thread works on the mount. The runner
 # keeps the thread off for the other tests (their layouts are theirs to
@@ -23,6 +26,8 @@ restore() {
 	echo 1000 >$p/collapse_scan_sleep_ms
 	echo 32768 >$p/collapse_pages_to_scan
 	[ -n "${mapper:-}" ] && kill "$mapper" 2>/dev/null
+	[ -n "${mapper_f:-}" ] && kill "$mapper_f" 2>/dev/null
+	echo none >$p/huge_override
 }
 trap restore EXIT
 
@@ -31,11 +36,6 @@ not() { ! "$@"; }
 # not_write VALUE FILE: writing VALUE to FILE fails
 not_write() {
 	! echo "$1" 2>/dev/null >"$2"
-}
-
-# huge_folios FILE: from hugetmpfsctl stat
-huge_folios() {
-	hugetmpfsctl stat "$1" | sed -n 's/.*huge folios \([0-9]*\).*/\1/p'
 }
 
 mount -o remount,huge=never . || exit 2
@@ -49,10 +49,7 @@ check "written in small pages" test "$(huge_folios a)" = 0
 mkfifo go
 "$HT_TESTS/pmd-mapper.py" b go >mapper.out &
 mapper=$!
-for _ in $(seq 600); do
-	grep -q mapped mapper.out 2>/dev/null && break
-	sleep 0.5
-done
+wait_for 300 grep -q mapped mapper.out
 check "the mapper mapped b" grep -q mapped mapper.out
 
 collapsed=$(cat $sys/collapsed)
@@ -61,11 +58,11 @@ echo $((64 * 512)) >$p/collapse_pages_to_scan
 echo Y >$p/collapse_thread
 mount -o remount,huge=always . || exit 2
 # The thread's own pace decides when; the test only waits for it.
-for _ in $(seq 600); do
+both_huge() {
 	[ "$(huge_folios a)" -ge $((ranges * 99 / 100)) ] &&
-	[ "$(huge_folios b)" -ge $((ranges * 99 / 100)) ] && break
-	sleep 1
-done
+	[ "$(huge_folios b)" -ge $((ranges * 99 / 100)) ]
+}
+wait_for 600 both_huge
 echo "thread: a $(huge_folios a), b $(huge_folios b) of $ranges ranges huge;" \
 	"collapsed $(( $(cat $sys/collapsed) - collapsed )), scanned $(cat $sys/collapse_scanned)"
 check "a (unmapped): 99% huge" test "$(huge_folios a)" -ge $((ranges * 99 / 100))
@@ -89,14 +86,56 @@ sum=$(md5sum <c | cut -d' ' -f1)
 check "c: small pages under huge_override=deny" test "$(huge_folios c)" = 0
 echo none >$p/huge_override
 start=$SECONDS
-for _ in $(seq 600); do
-	[ "$(huge_folios c)" = 2 ] && break
-	sleep 1
-done
+wait_for 600 test_huge c 2
 echo "c: huge $((SECONDS - start)) s after huge_override=none"
 check "c: huge once huge_override=none" test "$(huge_folios c)" = 2
 check "c: data unchanged" test "$(md5sum <c | cut -d' ' -f1)" = "$sum"
 rm -f c
+
+# huge=advise leaves it to the mapping: e is mapped by a process that asked
+# for huge pages, f by one that did not; both were written in small pages.
+mount -o remount,huge=advise . || exit 2
+dd if=/dev/urandom of=e bs=4k count=1024 status=none
+cp e f
+sum=$(md5sum <e | cut -d' ' -f1)
+mkfifo go go-f
+"$HT_TESTS/pmd-mapper.py" --hugepage e go >mapper.out &
+mapper=$!
+"$HT_TESTS/pmd-mapper.py" f go-f >mapper-f.out &
+mapper_f=$!
+wait_for 300 grep -q mapped mapper.out
+wait_for 300 grep -q mapped mapper-f.out
+check "e: huge while mapped with MADV_HUGEPAGE" wait_for 600 test_huge e 2
+check "f: mapped without it, left in small pages" test "$(huge_folios f)" = 0
+echo go >go
+echo go >go-f
+wait "$mapper" "$mapper_f"
+mapper= mapper_f=
+read -r digest kb <<<"$(tail -n1 mapper.out)"
+check "e: the mapper reads the same data ($digest)" test "$digest" = "$sum"
+check "e: through PMD entries now ($kb kB)" test "${kb:-0}" = 4096
+check "e: data unchanged" test "$(md5sum <e | cut -d' ' -f1)" = "$sum"
+rm -f e f go go-f mapper.out mapper-f.out
+mount -o remount,huge=always . || exit 2
+
+# A new pace counts at once. One range per pass and an hour between
+# passes: g gets one range done, then the thread sleeps. A pause of 10 ms
+# then has it do the other three, without waiting out the hour.
+echo 3600000 >$p/collapse_scan_sleep_ms
+echo 512 >$p/collapse_pages_to_scan
+echo deny >$p/huge_override
+dd if=/dev/urandom of=g bs=4k count=2048 status=none
+sum=$(md5sum <g | cut -d' ' -f1)
+scanned=$(cat $sys/collapse_scanned)
+echo none >$p/huge_override
+scanned_more() { [ "$(cat $sys/collapse_scanned)" -ge $((scanned + $1)) ]; }
+check "g: the first range tried" wait_for 300 scanned_more 1
+check "g: then the thread pauses" test "$(cat $sys/collapse_scanned)" = $((scanned + 1))
+echo 10 >$p/collapse_scan_sleep_ms
+check "g: the other three tried once the pause is 10 ms" wait_for 300 scanned_more 4
+check "g: data unchanged" test "$(md5sum <g | cut -d' ' -f1)" = "$sum"
+rm -f g
+echo 32768 >$p/collapse_pages_to_scan
 
 # fsx while the thread collapses whatever it can, as often as it can.
 echo 0 >$p/collapse_scan_sleep_ms

@@ -44,8 +44,9 @@ static const char usage[] =
 "\n"
 "EXIT STATUS\n"
 "       0 on success; 1 if an operation failed (the reason is printed:\n"
-"       EAGAIN a range was busy, ENOMEM no huge page, ENOSPC size= or quota\n"
-"       reached, EINVAL no whole 2 MiB range inside); 2 for bad usage.\n"
+"       EAGAIN a range was busy, ENOMEM no huge page or the data's memory\n"
+"       cgroup full, ENOSPC size= or quota reached, EINVAL no whole 2 MiB\n"
+"       range inside); 2 for bad usage.\n"
 "\n"
 "SEE ALSO\n"
 "       hugetmpfs(5)\n";
