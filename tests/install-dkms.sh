@@ -118,6 +118,9 @@ done
 # 1. DKMS by hand, from the release tree.
 run "dkms add" dkms add "$tree"
 run "dkms build" dkms build "hugetmpfs/$version" -k "$kver"
+# Which of the two builds goes through ccache (one of them has not).
+echo "ccache after dkms build: $(ccache --print-stats | awk '$1 == "cache_miss" || $1 ~ /_cache_hit$/ { printf "%s %s; ", $1, $2 }')"
+grep -m1 -o "Command line: .*" $ccache_log
 run "dkms install" dkms install "hugetmpfs/$version" -k "$kver"
 check "dkms status: installed" \
 	grep -q "installed" <<<"$(dkms status "hugetmpfs/$version" -k "$kver")"
