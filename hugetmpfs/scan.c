@@ -204,7 +204,8 @@ void htmpfs_scan_unmount(struct htmpfs_sb_info *sbi)
 
 /*
  * The next queued file, off the queue, with a reference; NULL if none, or
- * if the next one was left for the next pass (so were all after it).
+ * if the next one was left for the next pass (what is queued behind it
+ * waits for that pass too).
  */
 static struct inode *htmpfs_scan_take(void)
 {
