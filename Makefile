@@ -134,8 +134,10 @@ check-install: module rootfs tests deb
 		--deb $(DEB_DIR) --headers "$$(scripts/kernel-headers.sh $(KDIR))"
 
 # make soak [T=soak-NAME] [SOAK_*=...] (README, Soak): hours.
+# The guest gets 8G (HUGETMPFS_MEM): soak-collapse holds 2 GiB of files.
 soak: module rootfs tests fstests-build
 	@HUGETMPFS_TIMEOUT=$${HUGETMPFS_TIMEOUT:-86400} \
+	HUGETMPFS_MEM=$${HUGETMPFS_MEM:-8G} \
 	scripts/check.sh --kernel "$(KDIR)/arch/x86/boot/bzImage" \
 		--rootfs "$(ROOTFS)" \
 		--module $(MODULE) --tests $(BUILD)/tests --suite soak \

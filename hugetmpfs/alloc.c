@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hugetmpfs folio allocation and space accounting. Every folio of file data
- * is made here: zeroed, charged to the mount's size= limit and to the memory
- * cgroup of whoever caused it, and put in the page cache swap-backed, so the
- * kernel counts it as Shmem (ShmemHugePages, ShmemPmdMapped) exactly as it
- * counts tmpfs's. filemap_add_folio() cannot do that: it refuses swap-backed
- * folios.
+ * hugetmpfs folio allocation and space accounting. Every folio of new file
+ * data is made here: zeroed, charged to the mount's size= limit and to the
+ * memory cgroup of whoever caused it, and put in the page cache swap-backed
+ * (cache.c), so the kernel counts it as Shmem (ShmemHugePages,
+ * ShmemPmdMapped) exactly as it counts tmpfs's.
  *
  * Space is charged before allocation (space.c), so size= fails cleanly with
  * ENOSPC, once the mount's own holes have been given back (holes.c).
@@ -18,43 +17,6 @@
 
 #include "internal.h"
 #include "trace.h"
-
-/* Insert a locked folio at @index unless anything is in its range. */
-static int htmpfs_add_to_cache(struct address_space *mapping,
-			       struct folio *folio, pgoff_t index)
-{
-	XA_STATE_ORDER(xas, &mapping->i_pages, index, folio_order(folio));
-	long nr = folio_nr_pages(folio);
-
-	folio_ref_add(folio, nr);
-	folio->mapping = mapping;
-	folio->index = index;
-	do {
-		xas_lock_irq(&xas);
-		if (xas_find_conflict(&xas)) {
-			xas_set_err(&xas, -EEXIST);
-			goto unlock;
-		}
-		xas_store(&xas, folio);
-		if (xas_error(&xas))
-			goto unlock;
-		mapping->nrpages += nr;
-		/* As for tmpfs; filemap_unaccount_folio() undoes it. */
-		__lruvec_stat_mod_folio(folio, NR_FILE_PAGES, nr);
-		__lruvec_stat_mod_folio(folio, NR_SHMEM, nr);
-		if (folio_test_pmd_mappable(folio))
-			__lruvec_stat_mod_folio(folio, NR_SHMEM_THPS, nr);
-unlock:
-		xas_unlock_irq(&xas);
-	} while (xas_nomem(&xas, GFP_KERNEL));
-
-	if (xas_error(&xas)) {
-		folio->mapping = NULL;
-		folio_ref_sub(folio, nr);
-		return xas_error(&xas);
-	}
-	return 0;
-}
 
 /*
  * Make a folio of @order at @index (aligned to it), zeroed and uptodate
@@ -116,7 +78,7 @@ static struct folio *htmpfs_make_folio(struct inode *inode, pgoff_t index,
 	/* Dirty from birth: see "What keeps data safe" in internal.h. */
 	folio_mark_dirty(folio);
 
-	err = htmpfs_add_to_cache(mapping, folio, index);
+	err = htmpfs_add_to_cache(mapping, folio, index, NULL);
 	if (err) {
 		__folio_clear_locked(folio);
 		goto put;
@@ -184,10 +146,8 @@ static struct folio *htmpfs_new_large_folio(struct inode *inode, pgoff_t index,
 	     order--) {
 		start = round_down(index, 1UL << order);
 		if (start < first || start + (1UL << order) > limit ||
-		    filemap_range_has_page(inode->i_mapping,
-					   (loff_t)start << PAGE_SHIFT,
-					   ((loff_t)(start + (1UL << order)) <<
-					    PAGE_SHIFT) - 1))
+		    htmpfs_range_used(inode->i_mapping, start,
+				      start + (1UL << order) - 1))
 			continue;
 		folio = htmpfs_make_folio(inode, start, order, vma, fill);
 		if (!IS_ERR(folio)) {
@@ -214,7 +174,6 @@ static struct folio *htmpfs_new_folio(struct inode *inode, pgoff_t index,
 {
 	struct htmpfs_sb_info *sbi = HTMPFS_SB(inode->i_sb);
 	pgoff_t start = round_down(index, HPAGE_PMD_NR);
-	loff_t pos = (loff_t)start << PAGE_SHIFT;
 	enum htmpfs_stat why;
 	struct folio *folio;
 
@@ -229,8 +188,8 @@ static struct folio *htmpfs_new_folio(struct inode *inode, pgoff_t index,
 	}
 
 	/* Cheap check first: zeroing 2 MiB to find a neighbour is not. */
-	if (filemap_range_has_page(inode->i_mapping, pos,
-				   pos + HPAGE_PMD_SIZE - 1)) {
+	if (htmpfs_range_used(inode->i_mapping, start,
+			      start + HPAGE_PMD_NR - 1)) {
 		folio = ERR_PTR(-EEXIST);
 	} else {
 		folio = htmpfs_make_folio_reclaim(inode, start,
@@ -277,29 +236,36 @@ static struct folio *htmpfs_new_folio(struct inode *inode, pgoff_t index,
  * @vma: the mapping being faulted, or NULL
  * @fill: what to do with a hole
  *
- * A hole gets a new folio (see enum htmpfs_fill): PMD-sized if the huge=
- * policy allows and the 2 MiB range around @index is all hole, else a
- * single page.
+ * A page in swap comes back (swap.c). A hole gets a new folio (see enum
+ * htmpfs_fill): PMD-sized if the huge= policy allows and the 2 MiB range
+ * around @index is all hole, else a large one or a single page.
  *
  * Return: the folio, locked and with a reference, uptodate unless it was
  * made for HTMPFS_FILL_WRITE; NULL for a hole with HTMPFS_FILL_NONE;
- * ERR_PTR(-ENOSPC) past size=, or ERR_PTR(-ENOMEM).
+ * ERR_PTR(-ENOSPC) past size=, -EDQUOT, -ENOMEM, or -EIO if swap could
+ * not be read.
  */
 struct folio *htmpfs_get_folio(struct inode *inode, pgoff_t index,
 			       loff_t write_end, struct vm_area_struct *vma,
 			       enum htmpfs_fill fill)
 {
 	struct folio *folio;
+	void *entry;
 
 	do {
 		/* Rechecks ->mapping once locked: a truncated folio is skipped. */
 		folio = filemap_lock_folio(inode->i_mapping, index);
 		if (!IS_ERR(folio))
 			return folio;
-		if (fill == HTMPFS_FILL_NONE)
+		entry = xa_load(&inode->i_mapping->i_pages, index);
+		if (!xa_is_value(entry) && fill == HTMPFS_FILL_NONE)
 			return NULL;
-		folio = htmpfs_new_folio(inode, index, write_end, vma, fill);
-		/* -EEXIST: raced with another writer or fault; use theirs. */
+		if (xa_is_value(entry))
+			folio = htmpfs_swapin(inode, index, entry);
+		else
+			folio = htmpfs_new_folio(inode, index, write_end, vma,
+						 fill);
+		/* -EEXIST: raced with another writer, fault or swap-in. */
 	} while (folio == ERR_PTR(-EEXIST));
 	return folio;
 }

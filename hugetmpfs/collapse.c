@@ -74,6 +74,16 @@ static enum htmpfs_collapse htmpfs_collapse_lock(struct inode *inode,
 	while (i < end) {
 		folio = filemap_lock_folio(inode->i_mapping, i);
 		if (IS_ERR(folio)) {
+			/*
+			 * In swap: its use will bring it back, and the file
+			 * is queued then. Reading it in here would fight
+			 * the reclaim that put it there.
+			 */
+			if (xa_is_value(xa_load(&inode->i_mapping->i_pages,
+						i))) {
+				htmpfs_collapse_release(r);
+				return HTMPFS_COLLAPSE_BUSY;
+			}
 			i++;
 			continue;
 		}
@@ -299,14 +309,13 @@ put:
 static enum htmpfs_collapse htmpfs_collapse_precheck(struct inode *inode,
 						     pgoff_t index)
 {
-	loff_t pos = (loff_t)index << PAGE_SHIFT;
 	struct folio *folio;
 	bool huge;
 
 	folio = filemap_get_folio(inode->i_mapping, index);
 	if (IS_ERR(folio))
-		return filemap_range_has_page(inode->i_mapping, pos,
-					      pos + HPAGE_PMD_SIZE - 1) ?
+		return htmpfs_range_used(inode->i_mapping, index,
+					 index + HPAGE_PMD_NR - 1) ?
 			HTMPFS_COLLAPSED : HTMPFS_COLLAPSE_EMPTY;
 	huge = folio_test_pmd_mappable(folio) && folio->index == index;
 	folio_put(folio);

@@ -102,13 +102,16 @@ static int htmpfs_write_end(struct file *file, struct address_space *mapping,
  * No ->read_folio: nothing is ever read into the page cache from elsewhere,
  * so core mm cannot make folios here behind our back (read-ahead for
  * khugepaged or MADV_COLLAPSE would otherwise fill holes with folios that
- * are neither swap-backed nor within size=). No ->writepage: reclaim never
- * asks while the mapping is unevictable (see htmpfs_new_inode()).
+ * are neither swap-backed nor within size=). ->writepage is swap-out, for
+ * reclaim only (swap.c).
  */
 const struct address_space_operations htmpfs_aops = {
 	.write_begin	= htmpfs_write_begin,
 	.write_end	= htmpfs_write_end,
 	.dirty_folio	= noop_dirty_folio,
+#ifdef CONFIG_SWAP
+	.writepage	= htmpfs_writepage,
+#endif
 	/* Movable, so compaction can build the huge pages we want. */
 	.migrate_folio	= filemap_migrate_folio,
 	.error_remove_folio = htmpfs_error_remove_folio,
@@ -201,6 +204,24 @@ static int htmpfs_file_release(struct inode *inode, struct file *file)
 }
 
 /*
+ * The folio holding page @index, with a reference, or NULL for a hole: a
+ * page in swap comes back first. ERR_PTR(-ENOMEM) or (-EIO) if it cannot.
+ */
+static struct folio *htmpfs_read_folio(struct inode *inode, pgoff_t index)
+{
+	struct folio *folio = filemap_get_folio(inode->i_mapping, index);
+
+	if (!IS_ERR(folio))
+		return folio;
+	if (!xa_is_value(xa_load(&inode->i_mapping->i_pages, index)))
+		return NULL;
+	folio = htmpfs_get_folio(inode, index, 0, NULL, HTMPFS_FILL_NONE);
+	if (!IS_ERR_OR_NULL(folio))
+		folio_unlock(folio);
+	return folio;
+}
+
+/*
  * Copy from the page cache, a whole folio at a time; holes read as zeroes
  * without allocating anything (filemap_read() would fill them).
  */
@@ -219,10 +240,12 @@ static ssize_t htmpfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
 
 		if (pos >= size)
 			break;
-		folio = filemap_get_folio(mapping, pos >> PAGE_SHIFT);
+		folio = htmpfs_read_folio(inode, pos >> PAGE_SHIFT);
 		if (IS_ERR(folio)) {
-			folio = NULL;
-		} else if (unlikely(!folio_test_uptodate(folio))) {
+			if (!done)
+				done = PTR_ERR(folio);
+			break;
+		} else if (folio && unlikely(!folio_test_uptodate(folio))) {
 			/* A new folio that a write is still filling: a hole. */
 			folio_put(folio);
 			folio = NULL;

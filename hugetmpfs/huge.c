@@ -244,15 +244,20 @@ static void htmpfs_split_at(struct inode *inode, loff_t pos)
 	folio_put(folio);
 }
 
-/* Zero [@start, @end), within one page, in whatever folio holds it. */
+/*
+ * Zero [@start, @end), within one page, in whatever folio holds it (back
+ * from swap if need be: the bytes past a new EOF must read as zeroes once
+ * the file grows again). Without memory for that, as tmpfs, it stays.
+ */
 static void htmpfs_zero_partial(struct inode *inode, loff_t start, loff_t end)
 {
 	struct folio *folio;
 
 	if (start >= end)
 		return;
-	folio = filemap_lock_folio(inode->i_mapping, start >> PAGE_SHIFT);
-	if (IS_ERR(folio))
+	folio = htmpfs_get_folio(inode, start >> PAGE_SHIFT, 0, NULL,
+				 HTMPFS_FILL_NONE);
+	if (IS_ERR_OR_NULL(folio))
 		return;
 	VM_WARN_ON_FOLIO(!htmpfs_folio_safe(folio), folio);
 	folio_zero_range(folio, offset_in_folio(folio, start), end - start);
@@ -289,6 +294,8 @@ void htmpfs_punch(struct inode *inode, loff_t start, loff_t end)
 
 	htmpfs_split_at(inode, lo);
 	htmpfs_split_at(inode, hi);
+	/* Truncation would drop swap entries without freeing the swap. */
+	htmpfs_swap_free(inode, lo >> PAGE_SHIFT, (hi >> PAGE_SHIFT) - 1);
 	/* Page aligned, so the page cache has no partial folio to split. */
 	truncate_pagecache_range(inode, lo, hi - 1);
 	htmpfs_holes_punched(inode, lo, hi);
@@ -310,6 +317,7 @@ void htmpfs_truncate(struct inode *inode, loff_t size)
 
 	htmpfs_zero_partial(inode, size, lo);
 	htmpfs_split_at(inode, lo);
+	htmpfs_swap_free(inode, lo >> PAGE_SHIFT, ULONG_MAX);
 	truncate_pagecache(inode, lo);
 	htmpfs_holes_punched(inode, lo, LLONG_MAX);
 	htmpfs_recalc(inode);

@@ -46,6 +46,7 @@ struct inode *htmpfs_alloc_inode(struct super_block *sb)
 		return NULL;
 	spin_lock_init(&info->lock);
 	info->alloced = 0;
+	info->swapped = 0;
 	info->xattr_space = 0;
 	htmpfs_mpol_inode_init(&info->vfs_inode, false);
 #ifdef CONFIG_QUOTA
@@ -86,7 +87,12 @@ void htmpfs_free_inode(struct inode *inode)
 void htmpfs_evict_inode(struct inode *inode)
 {
 	htmpfs_scan_forget(inode);
+	/* Swap-out waits; truncation would leave the swap entries in use. */
+	filemap_invalidate_lock(&inode->i_data);
+	htmpfs_swap_free(inode, 0, ULONG_MAX);
 	truncate_inode_pages_final(&inode->i_data);
+	filemap_invalidate_unlock(&inode->i_data);
+	WARN_ON_ONCE(HTMPFS_I(inode)->swapped);
 	htmpfs_holes_evict(inode);
 	htmpfs_mpol_evict(inode);
 	htmpfs_recalc(inode);
@@ -163,8 +169,9 @@ struct inode *htmpfs_new_inode(struct super_block *sb, struct mnt_idmap *idmap,
 	HTMPFS_I(inode)->crtime = simple_inode_init_ts(inode);
 	htmpfs_inherit_flags(inode, dir);
 	inode->i_mapping->a_ops = &htmpfs_aops;
-	/* RAM is the only copy: see "What keeps data safe" in internal.h. */
-	mapping_set_unevictable(inode->i_mapping);
+	/* See "What keeps data safe" in internal.h. Without swap, RAM only. */
+	if (!IS_ENABLED(CONFIG_SWAP) || sbi->opts.noswap)
+		mapping_set_unevictable(inode->i_mapping);
 	mapping_set_swap_backed(inode->i_mapping);
 	mapping_set_large_folios(inode->i_mapping);
 
@@ -272,7 +279,7 @@ int htmpfs_setattr(struct mnt_idmap *idmap, struct dentry *dentry,
  * @request_mask: STATX_* fields the caller wants
  * @flags: AT_* lookup flags
  *
- * st_blocks counts the memory the file holds, in 512-byte units.
+ * st_blocks counts the memory and swap the file holds, in 512-byte units.
  *
  * Return: 0.
  */
@@ -283,7 +290,8 @@ int htmpfs_getattr(struct mnt_idmap *idmap, const struct path *path,
 
 	generic_fillattr(idmap, request_mask, inode, stat);
 	htmpfs_fill_statx_attrs(inode, stat);
-	stat->blocks = (u64)READ_ONCE(inode->i_mapping->nrpages) <<
+	stat->blocks = (u64)(READ_ONCE(inode->i_mapping->nrpages) +
+			     READ_ONCE(HTMPFS_I(inode)->swapped)) <<
 		       (PAGE_SHIFT - 9);
 	/* The I/O size that fills a huge folio, where one may be made. */
 	stat->blksize = htmpfs_huge_allowed(inode, 0, 0, NULL) ?

@@ -20,6 +20,8 @@
  *   quota.c  usrquota and grpquota, in memory
  *   collapse.c  rebuilding huge folios from small ones (the collapse ioctl)
  *   scan.c   the collapse thread: which files to collapse, and when
+ *   cache.c  page cache slots: folios in, swap entries in their place
+ *   swap.c   swap: out under reclaim, back in on use, and on swapoff
  */
 #ifndef _HUGETMPFS_INTERNAL_H
 #define _HUGETMPFS_INTERNAL_H
@@ -41,16 +43,20 @@
 
 #define HTMPFS_NAME	"hugetmpfs"
 
+struct writeback_control;
+
 /*
- * What keeps data safe. Memory is the only copy of a file's data, so every
- * folio in a hugetmpfs page cache is, from its insertion (alloc.c) until
- * truncate, hole punch or eviction removes it:
+ * What keeps data safe. Memory, or swap, is the only copy of a file's data,
+ * so every folio in a hugetmpfs page cache is, from its insertion (alloc.c,
+ * cache.c) until truncate, hole punch, eviction or swap-out removes it:
  *  - dirty: nothing may treat it as clean cache and drop it (khugepaged,
- *    invalidation, drop_caches all skip dirty folios);
- *  - swap-backed and on an unevictable mapping: reclaim never reaches it
- *    (there is no ->writepage to call until hugetmpfs has swap);
- *  - in a mapping marked AS_SWAP_BACKED: a split keeps tails past EOF and
- *    memory failure keeps a poisoned folio (see kernel-prereq.patch).
+ *    invalidation, drop_caches all skip dirty folios); reclaim hands a
+ *    dirty folio to ->writepage, which puts it in swap (swap.c);
+ *  - swap-backed: it sits on the anon LRU, and reclaim's writeback of it is
+ *    swap's;
+ *  - in a mapping marked AS_SWAP_BACKED: a split keeps tails past EOF,
+ *    memory failure keeps a poisoned folio, and core mm leaves the swap
+ *    entries in its slots alone (see kernel-prereq.patch).
  * No ->read_folio exists, so core mm cannot add folios of its own. The
  * split and punch paths check the first two with htmpfs_folio_safe().
  */
@@ -91,6 +97,7 @@ struct htmpfs_options {
 	long max_blocks;	/* pages; 0: no limit */
 	bool inode64;		/* else inode numbers fit in 32 bits */
 	bool holes_free;	/* huge_holes=free: not kept until pressure */
+	bool noswap;		/* its files stay in memory */
 	unsigned int quota_types;	/* QTYPE_MASK_USR, _GRP: quotas on */
 	long long usr_bhard, usr_ihard;	/* usrquota_*_hardlimit: defaults */
 	long long grp_bhard, grp_ihard;	/* grpquota_*_hardlimit */
@@ -116,6 +123,9 @@ enum htmpfs_stat {
 	HTMPFS_STAT_COLLAPSE_NOMEM,		/* not: no huge page to be had */
 	HTMPFS_STAT_COLLAPSE_NOSPACE,		/* not: size= or quota reached */
 	HTMPFS_STAT_COLLAPSE_CHARGE,		/* not: memory cgroup full */
+	HTMPFS_STAT_SWAP_OUT,			/* pages written to swap */
+	HTMPFS_STAT_SWAP_IN,			/* pages back from swap */
+	HTMPFS_STAT_SWAP_SPLITS,		/* large folios split for it */
 	/* Large folios made, one counter per order from the smallest */
 	HTMPFS_STAT_LARGE_ALLOC,
 	HTMPFS_NR_STATS = HTMPFS_STAT_LARGE_ALLOC + HTMPFS_NR_LARGE_ORDERS
@@ -132,6 +142,7 @@ enum htmpfs_level {
 	HTMPFS_LEVEL_ISPACE,	/* bytes of nr_inodes in use */
 	HTMPFS_LEVEL_BLOCKS,	/* pages of size= in use */
 	HTMPFS_LEVEL_HOLES,	/* pages of huge folios holding no data */
+	HTMPFS_LEVEL_SWAPPED,	/* pages in swap */
 	HTMPFS_NR_LEVELS
 };
 
@@ -192,9 +203,10 @@ static inline struct htmpfs_sb_info *HTMPFS_SB(struct super_block *sb)
 
 /**
  * struct htmpfs_inode_info - a hugetmpfs inode
- * @lock: protects @alloced
+ * @lock: protects @alloced and @swapped
  * @alloced: pages of the mount's space this file is charged for; the page
  *	cache may already have freed some (see htmpfs_recalc())
+ * @swapped: of those, pages in swap (swap.c)
  * @xattr_space: bytes of nr_inodes its extended attributes are charged for
  * @policy: its NUMA policy, per range (mpol.c)
  * @dquot: its quotas' dquots (quota.c)
@@ -210,7 +222,9 @@ static inline struct htmpfs_sb_info *HTMPFS_SB(struct super_block *sb)
  * @scan_entry: on the collapse thread's queue (scan.c)
  * @scan_next: where the thread goes on in it
  * @scan_pass: the thread's pass that left it for the next one (its cgroup
- *	was full)
+ *	was full, or a range was busy)
+ * @scan_missed: a range was busy in the sweep under way
+ * @scan_retries: sweeps done again for busy ranges since it was queued
  * @huge_advised: faulted through a MADV_HUGEPAGE mapping (mmap.c)
  * @xattrs: extended attributes
  * @dir_offsets: for a directory, readdir positions that stay put while
@@ -218,8 +232,9 @@ static inline struct htmpfs_sb_info *HTMPFS_SB(struct super_block *sb)
  * @vfs_inode: the VFS inode
  */
 struct htmpfs_inode_info {
-	spinlock_t lock;	/* @alloced */
+	spinlock_t lock;	/* @alloced, @swapped */
 	long alloced;
+	long swapped;
 	long xattr_space;
 	struct shared_policy policy;
 #ifdef CONFIG_QUOTA
@@ -235,6 +250,8 @@ struct htmpfs_inode_info {
 	struct list_head scan_entry;
 	pgoff_t scan_next;
 	unsigned long scan_pass;
+	bool scan_missed;
+	unsigned int scan_retries;
 	bool huge_advised;
 	struct simple_xattrs xattrs;
 	struct offset_ctx dir_offsets;
@@ -249,8 +266,7 @@ static inline struct htmpfs_inode_info *HTMPFS_I(struct inode *inode)
 /* The invariant above, for VM_WARN_ON_FOLIO() */
 static inline bool htmpfs_folio_safe(struct folio *folio)
 {
-	return folio_test_dirty(folio) && folio_test_swapbacked(folio) &&
-	       mapping_unevictable(folio->mapping);
+	return folio_test_dirty(folio) && folio_test_swapbacked(folio);
 }
 
 /* Does the folio hold a page with a memory error? */
@@ -357,6 +373,8 @@ void htmpfs_mpol_inode_init(struct inode *inode, bool file);
 void htmpfs_mpol_evict(struct inode *inode);
 struct folio *htmpfs_mpol_alloc(struct inode *inode, gfp_t gfp,
 				unsigned int order, pgoff_t index);
+struct mempolicy *htmpfs_mpol_at(struct inode *inode, pgoff_t index,
+				 pgoff_t *ilx);
 int htmpfs_set_policy(struct vm_area_struct *vma, struct mempolicy *mpol);
 struct mempolicy *htmpfs_get_policy(struct vm_area_struct *vma,
 				    unsigned long addr, pgoff_t *ilx);
@@ -389,6 +407,13 @@ static inline struct folio *htmpfs_mpol_alloc(struct inode *inode, gfp_t gfp,
 					      pgoff_t index)
 {
 	return folio_alloc(gfp, order);
+}
+
+static inline struct mempolicy *htmpfs_mpol_at(struct inode *inode,
+					       pgoff_t index, pgoff_t *ilx)
+{
+	*ilx = 0;
+	return NULL;
 }
 #endif
 
@@ -451,12 +476,56 @@ long htmpfs_collapse_ioctl(struct file *file, void __user *arg);
 
 /* scan.c */
 #define HTMPFS_COLLAPSE_MAX_HOLES	64	/* default of collapse_max_holes */
+#define HTMPFS_SCAN_RETRIES		10	/* sweeps again for busy ranges */
 int htmpfs_scan_init(void);
 void htmpfs_scan_exit(void);
 void htmpfs_scan_queue(struct inode *inode);
 void htmpfs_scan_queue_sb(struct super_block *sb);
 void htmpfs_scan_forget(struct inode *inode);
 void htmpfs_scan_unmount(struct htmpfs_sb_info *sbi);
+
+/* cache.c */
+int htmpfs_add_to_cache(struct address_space *mapping, struct folio *folio,
+			pgoff_t index, void *expected);
+void htmpfs_cache_to_swap(struct folio *folio);
+
+/* Does anything, a folio or a swap entry, fill a slot of [@first, @last]? */
+static inline bool htmpfs_range_used(struct address_space *mapping,
+				     pgoff_t first, pgoff_t last)
+{
+	unsigned long index = first;
+
+	return !!xa_find(&mapping->i_pages, &index, last, XA_PRESENT);
+}
+
+/* swap.c (without CONFIG_SWAP, no slot ever holds a swap entry) */
+#ifdef CONFIG_SWAP
+int htmpfs_swap_init(struct file_system_type *fs_type);
+void htmpfs_swap_exit(void);
+int htmpfs_writepage(struct page *page, struct writeback_control *wbc);
+struct folio *htmpfs_swapin(struct inode *inode, pgoff_t index, void *entry);
+void htmpfs_swap_free(struct inode *inode, pgoff_t first, pgoff_t last);
+#else
+static inline int htmpfs_swap_init(struct file_system_type *fs_type)
+{
+	return 0;
+}
+
+static inline void htmpfs_swap_exit(void)
+{
+}
+
+static inline struct folio *htmpfs_swapin(struct inode *inode, pgoff_t index,
+					  void *entry)
+{
+	return ERR_PTR(-EIO);
+}
+
+static inline void htmpfs_swap_free(struct inode *inode, pgoff_t first,
+				    pgoff_t last)
+{
+}
+#endif
 
 /* attr.c */
 void htmpfs_inherit_flags(struct inode *inode, const struct inode *dir);

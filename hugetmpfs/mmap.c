@@ -59,10 +59,19 @@ static vm_fault_t htmpfs_fault(struct vm_fault *vmf)
 {
 	struct inode *inode = file_inode(vmf->vma->vm_file);
 	struct address_space *mapping = inode->i_mapping;
+	vm_fault_t ret = VM_FAULT_LOCKED;
 	struct folio *folio;
 
 	if (htmpfs_beyond_eof(inode, vmf->pgoff))
 		return VM_FAULT_SIGBUS;
+	/*
+	 * In swap: a major fault, as for tmpfs (but not in memory.stat's
+	 * pgmajfault: __count_memcg_events() is not exported).
+	 */
+	if (xa_is_value(xa_load(&mapping->i_pages, vmf->pgoff))) {
+		ret |= VM_FAULT_MAJOR;
+		count_vm_event(PGMAJFAULT);
+	}
 
 	/* Keeps hole punching from freeing what we are about to map. */
 	filemap_invalidate_lock_shared(mapping);
@@ -86,7 +95,7 @@ static vm_fault_t htmpfs_fault(struct vm_fault *vmf)
 		folio_put(folio);
 		return VM_FAULT_HWPOISON;
 	}
-	return VM_FAULT_LOCKED;
+	return ret;
 }
 
 static const struct vm_operations_struct htmpfs_vm_ops = {

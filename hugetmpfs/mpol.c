@@ -115,6 +115,24 @@ void htmpfs_mpol_evict(struct inode *inode)
 }
 
 /**
+ * htmpfs_mpol_at - the NUMA policy for a page of a file
+ * @inode: the file
+ * @index: the page
+ * @ilx: set to its interleave index
+ *
+ * Return: the file's policy there (mpol_cond_put() it), or the task's.
+ */
+struct mempolicy *htmpfs_mpol_at(struct inode *inode, pgoff_t index,
+				 pgoff_t *ilx)
+{
+	struct mempolicy *mpol;
+
+	mpol = mpol_shared_policy_lookup(&HTMPFS_I(inode)->policy, index);
+	*ilx = inode->i_ino + index;
+	return mpol ?: get_task_policy(current);
+}
+
+/**
  * htmpfs_mpol_alloc - allocate a folio for a file where its policy says
  * @inode: the file
  * @gfp: allocation flags
@@ -128,9 +146,11 @@ struct folio *htmpfs_mpol_alloc(struct inode *inode, gfp_t gfp,
 {
 	struct mempolicy *mpol;
 	struct folio *folio;
+	pgoff_t ilx;
 
-	mpol = mpol_shared_policy_lookup(&HTMPFS_I(inode)->policy, index);
-	folio = folio_alloc_mpol(gfp, order, mpol ?: get_task_policy(current),
+	mpol = htmpfs_mpol_at(inode, index, &ilx);
+	/* Interleaved a folio at a time */
+	folio = folio_alloc_mpol(gfp, order, mpol,
 				 inode->i_ino + (index >> order),
 				 numa_node_id());
 	mpol_cond_put(mpol);

@@ -137,6 +137,8 @@ void htmpfs_scan_queue(struct inode *inode)
 	if (list_empty(&info->scan_entry) && !sbi->scan_stopping) {
 		info->scan_next = 0;
 		info->scan_pass = 0;
+		info->scan_missed = false;
+		info->scan_retries = 0;
 		list_add_tail(&info->scan_entry, &htmpfs_scan_list);
 		wake = true;
 	}
@@ -309,7 +311,23 @@ static bool htmpfs_scan_inode(struct inode *inode, long *budget)
 			info->scan_pass = htmpfs_scan_passes;
 			return false;
 		}
+		/* Held for a moment, or in swap: see the end of the sweep. */
+		if (ret == HTMPFS_COLLAPSE_BUSY)
+			info->scan_missed = true;
 		cond_resched();
+	}
+	/*
+	 * A range was busy (a fault or I/O held a page, a page was in swap):
+	 * sweep the file again after the pause, a few times. A page held for
+	 * good (a long-term pin) must not keep the thread busy for ever; a
+	 * new write, fault or swap-in queues the file afresh.
+	 */
+	if (info->scan_missed && info->scan_retries < HTMPFS_SCAN_RETRIES) {
+		info->scan_missed = false;
+		info->scan_retries++;
+		info->scan_next = 0;
+		info->scan_pass = htmpfs_scan_passes;
+		return false;
 	}
 	return true;
 }

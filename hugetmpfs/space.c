@@ -104,7 +104,9 @@ void htmpfs_recalc(struct inode *inode)
 	long freed;
 
 	spin_lock(&info->lock);
-	freed = info->alloced - READ_ONCE(inode->i_mapping->nrpages);
+	/* Pages in swap stay charged, as in tmpfs. */
+	freed = info->alloced - info->swapped -
+		READ_ONCE(inode->i_mapping->nrpages);
 	if (freed > 0)
 		info->alloced -= freed;
 	spin_unlock(&info->lock);
@@ -124,7 +126,8 @@ static void htmpfs_recalc_all(struct super_block *sb)
 	spin_lock(&sb->s_inode_list_lock);
 	list_for_each_entry(inode, &sb->s_inodes, i_sb_list) {
 		if (!S_ISREG(inode->i_mode) ||
-		    READ_ONCE(HTMPFS_I(inode)->alloced) <=
+		    READ_ONCE(HTMPFS_I(inode)->alloced) -
+		    READ_ONCE(HTMPFS_I(inode)->swapped) <=
 		    READ_ONCE(inode->i_mapping->nrpages))
 			continue;
 		spin_lock(&inode->i_lock);

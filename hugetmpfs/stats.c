@@ -169,6 +169,9 @@ HTMPFS_STAT_ATTR(collapse_fail_busy, HTMPFS_STAT_COLLAPSE_BUSY);
 HTMPFS_STAT_ATTR(collapse_fail_nomem, HTMPFS_STAT_COLLAPSE_NOMEM);
 HTMPFS_STAT_ATTR(collapse_fail_nospace, HTMPFS_STAT_COLLAPSE_NOSPACE);
 HTMPFS_STAT_ATTR(collapse_fail_charge, HTMPFS_STAT_COLLAPSE_CHARGE);
+HTMPFS_STAT_ATTR(swap_out, HTMPFS_STAT_SWAP_OUT);
+HTMPFS_STAT_ATTR(swap_in, HTMPFS_STAT_SWAP_IN);
+HTMPFS_STAT_ATTR(swap_splits, HTMPFS_STAT_SWAP_SPLITS);
 /* Large folios made, per size: mainline's hugepages-<size>kB names */
 #define HTMPFS_LARGE_ATTR(_kb, _order)					\
 	static struct htmpfs_stat_attr htmpfs_attr_large_##_kb = {	\
@@ -227,6 +230,16 @@ static ssize_t free_hole_bytes_show(struct kobject *kobj,
 
 static struct kobj_attribute htmpfs_attr_free_hole_bytes =
 	__ATTR_RO(free_hole_bytes);
+
+static ssize_t swap_bytes_show(struct kobject *kobj,
+			       struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%ld\n",
+			  htmpfs_level_show(kobj, HTMPFS_LEVEL_SWAPPED) <<
+			  PAGE_SHIFT);
+}
+
+static struct kobj_attribute htmpfs_attr_swap_bytes = __ATTR_RO(swap_bytes);
 
 static ssize_t holes_migrate_max_show(struct kobject *kobj,
 				      struct kobj_attribute *attr, char *buf)
@@ -369,6 +382,9 @@ static struct attribute *htmpfs_counter_attrs[] = {
 	&htmpfs_attr_collapse_fail_nomem.attr.attr,
 	&htmpfs_attr_collapse_fail_nospace.attr.attr,
 	&htmpfs_attr_collapse_fail_charge.attr.attr,
+	&htmpfs_attr_swap_out.attr.attr,
+	&htmpfs_attr_swap_in.attr.attr,
+	&htmpfs_attr_swap_splits.attr.attr,
 	&htmpfs_attr_large_16.attr.attr,
 	&htmpfs_attr_large_32.attr.attr,
 	&htmpfs_attr_large_64.attr.attr,
@@ -379,6 +395,7 @@ static struct attribute *htmpfs_counter_attrs[] = {
 	&htmpfs_attr_inodes.attr,
 	&htmpfs_attr_used_bytes.attr,
 	&htmpfs_attr_free_hole_bytes.attr,
+	&htmpfs_attr_swap_bytes.attr,
 	NULL
 };
 

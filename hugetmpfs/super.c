@@ -36,6 +36,7 @@ enum htmpfs_param {
 	OPT_USR_IHARD,
 	OPT_GRP_BHARD,
 	OPT_GRP_IHARD,
+	OPT_NOSWAP,
 };
 
 static const struct constant_table htmpfs_huge_table[] = {
@@ -71,6 +72,7 @@ static const struct fs_parameter_spec htmpfs_param_specs[] = {
 	fsparam_string("usrquota_inode_hardlimit", OPT_USR_IHARD),
 	fsparam_string("grpquota_block_hardlimit", OPT_GRP_BHARD),
 	fsparam_string("grpquota_inode_hardlimit", OPT_GRP_IHARD),
+	fsparam_flag("noswap",	OPT_NOSWAP),
 	{}
 };
 
@@ -82,6 +84,7 @@ static const struct fs_parameter_spec htmpfs_param_specs[] = {
 #define HTMPFS_SEEN_HOLES	BIT(4)
 #define HTMPFS_SEEN_MPOL	BIT(5)
 #define HTMPFS_SEEN_QUOTA	BIT(6)
+#define HTMPFS_SEEN_NOSWAP	BIT(7)
 
 /* tmpfs's defaults: half of RAM, and an inode per two pages of it */
 static long htmpfs_default_max_blocks(void)
@@ -251,6 +254,13 @@ static int htmpfs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		ctx->opts.inode64 = opt == OPT_INODE64;
 		ctx->seen |= HTMPFS_SEEN_INUMS;
 		break;
+	case OPT_NOSWAP:
+		/* As tmpfs: pinning memory is for the host's administrator. */
+		if (fc->user_ns != &init_user_ns || !capable(CAP_SYS_ADMIN))
+			return invalfc(fc, "noswap: not in unprivileged mounts");
+		ctx->opts.noswap = true;
+		ctx->seen |= HTMPFS_SEEN_NOSWAP;
+		break;
 	case OPT_HUGE_HOLES:
 		ctx->opts.holes_free = result.uint_32;
 		ctx->seen |= HTMPFS_SEEN_HOLES;
@@ -331,6 +341,8 @@ static int htmpfs_show_options(struct seq_file *m, struct dentry *root)
 	seq_printf(m, ",inode%d", READ_ONCE(o->inode64) ? 64 : 32);
 	if (READ_ONCE(o->holes_free))
 		seq_puts(m, ",huge_holes=free");
+	if (o->noswap)
+		seq_puts(m, ",noswap");
 	htmpfs_mpol_show(m, sbi);
 	if (sb_has_quota_active(root->d_sb, USRQUOTA))
 		seq_puts(m, ",usrquota");
@@ -457,6 +469,9 @@ static int htmpfs_reconfigure(struct fs_context *fc)
 	    (ctx->opts.grp_bhard && ctx->opts.grp_bhard != sbi->opts.grp_bhard) ||
 	    (ctx->opts.grp_ihard && ctx->opts.grp_ihard != sbi->opts.grp_ihard))
 		return invalfc(fc, "Cannot change global quota limit on remount");
+	/* As tmpfs: it is the files' for their lifetime, from the mount. */
+	if ((ctx->seen & HTMPFS_SEEN_NOSWAP) && !sbi->opts.noswap)
+		return invalfc(fc, "noswap: Cannot disable swap on remount");
 
 	/* Checked against what is in use and set in one step. */
 	err = htmpfs_space_set_limits(sbi, fc,
@@ -587,11 +602,16 @@ static int __init htmpfs_init(void)
 	err = htmpfs_scan_init();
 	if (err)
 		goto out_sysfs;
-	err = register_filesystem(&htmpfs_fs_type);
+	err = htmpfs_swap_init(&htmpfs_fs_type);
 	if (err)
 		goto out_scan;
+	err = register_filesystem(&htmpfs_fs_type);
+	if (err)
+		goto out_swap;
 	return 0;
 
+out_swap:
+	htmpfs_swap_exit();
 out_scan:
 	htmpfs_scan_exit();
 out_sysfs:
@@ -607,6 +627,7 @@ out_cache:
 static void __exit htmpfs_exit(void)
 {
 	unregister_filesystem(&htmpfs_fs_type);
+	htmpfs_swap_exit();
 	htmpfs_scan_exit();
 	htmpfs_sysfs_exit();
 	htmpfs_quota_exit();

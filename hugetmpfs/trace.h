@@ -69,6 +69,26 @@ TRACE_EVENT(hugetmpfs_split,
 		      __entry->index, __entry->err)
 );
 
+/* A large folio split so that reclaim can write it to swap */
+TRACE_EVENT(hugetmpfs_swap_split,
+	    TP_PROTO(struct inode *inode, pgoff_t index, unsigned int order,
+		     int err),
+	    TP_ARGS(inode, index, order, err),
+	    TP_STRUCT__entry(__field(dev_t, dev)
+			     __field(unsigned long, ino)
+			     __field(pgoff_t, index)
+			     __field(unsigned int, order)
+			     __field(int, err)),
+	    TP_fast_assign(__entry->dev = inode->i_sb->s_dev;
+			   __entry->ino = inode->i_ino;
+			   __entry->index = index;
+			   __entry->order = order;
+			   __entry->err = err;),
+	    TP_printk("dev %d:%d ino %lu index %lu order %u err %d",
+		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino,
+		      __entry->index, __entry->order, __entry->err)
+);
+
 TRACE_EVENT(hugetmpfs_holes_shrink,
 	    TP_PROTO(struct super_block *sb, long asked, long records,
 		     long freed, long moved, long blocks, long skipped),

@@ -21,6 +21,14 @@ done_checks() {
 	[ "$fails" -eq 0 ] && [ "$checks" -gt 0 ]
 }
 
+# progress MESSAGE: say where a long test is, at once. The runner shows a
+# test's output only when it ends; the kernel log reaches the console (and
+# the host's log file) as it is written, so a soak can be followed live.
+progress() {
+	echo "# $*"
+	echo "<5>${0##*/}: $*" >/dev/kmsg 2>/dev/null || :
+}
+
 # wait_for SECONDS COMMAND...: run COMMAND every half second until it
 # succeeds (return 0) or SECONDS have passed (return 1). For what the kernel
 # does in its own time: SECONDS bounds a hang, far above what it should take.
@@ -30,6 +38,17 @@ wait_for() {
 	until "$@"; do
 		[ $SECONDS -ge $end ] && return 1
 		sleep 0.5
+	done
+}
+
+# retry N COMMAND...: run COMMAND until it succeeds, at most N times. For
+# what the kernel does by heuristics (a reclaim pass), not for timing.
+retry() {
+	local n=$1
+	shift
+	until "$@"; do
+		n=$((n - 1))
+		[ $n -gt 0 ] || return 1
 	done
 }
 

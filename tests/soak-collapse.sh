@@ -33,13 +33,27 @@ both_huge() {
 	[ "$(huge_folios b)" -ge $((ranges * 99 / 100)) ]
 }
 
+# both_huge, reporting progress once a minute while it waits
+both_huge_report() {
+	both_huge && return 0
+	if [ $SECONDS -ge "${next_report:-0}" ]; then
+		next_report=$((SECONDS + 60))
+		progress "a $(huge_folios a), b $(huge_folios b) of $ranges huge;" \
+			"collapsed $(cat $sys/collapsed)," \
+			"no huge page $(cat $sys/collapse_fail_nomem)"
+	fi
+	return 1
+}
+
 # round NAME: write a and b fragmented, map b, let the thread work.
 round() {
 	local name=$1 sum digest kb start
+	progress "$name: writing a and b in 4 KiB pieces"
 	echo deny >$p/huge_override
 	dd if=/dev/urandom of=a bs=4k count=$((mb * 256)) status=none
 	cp a b
 	sum=$(md5sum <a | cut -d' ' -f1)
+	progress "$name: written; mapping b"
 	check "$name: written in small pages" test "$(huge_folios a)" = 0
 	rm -f go mapper.out
 	mkfifo go
@@ -49,12 +63,14 @@ round() {
 	echo none >$p/huge_override
 	# The thread's own pace decides when; this only waits for it.
 	start=$SECONDS
-	wait_for 3600 both_huge
+	progress "$name: thread allowed to collapse"
+	wait_for 3600 both_huge_report
 	echo "$name: a $(huge_folios a), b $(huge_folios b) of $ranges huge after" \
 		"$((SECONDS - start)) s; collapsed $(cat $sys/collapsed)," \
 		"no huge page $(cat $sys/collapse_fail_nomem)"
 	check "$name: a 99% huge" test "$(huge_folios a)" -ge $((ranges * 99 / 100))
 	check "$name: b 99% huge" test "$(huge_folios b)" -ge $((ranges * 99 / 100))
+	progress "$name: collapsed; checking the data"
 	echo go >go
 	wait "$mapper"
 	mapper=

@@ -8,7 +8,8 @@
 # entries (ShmemPmdMapped). Under huge=advise, a file in small pages mapped
 # by a process that asked for huge pages (MADV_HUGEPAGE) gets them the same
 # way, and one mapped without asking is left alone. A new pace takes effect
-# at once, not after the pause under way (an hour here). Then fsx, with the thread running flat out and
+# at once, not after the pause under way (an hour here). A range busy for
+# a moment is swept again after the pause. Then fsx, with the thread running flat out and
 # collapsing any range with data: every operation consistent; and a umount
 # while the thread works on the mount. The runner
 # keeps the thread off for the other tests (their layouts are theirs to
@@ -27,6 +28,7 @@ restore() {
 	echo 32768 >$p/collapse_pages_to_scan
 	[ -n "${mapper:-}" ] && kill "$mapper" 2>/dev/null
 	[ -n "${mapper_f:-}" ] && kill "$mapper_f" 2>/dev/null
+	[ -n "${holder:-}" ] && kill "$holder" 2>/dev/null
 	echo none >$p/huge_override
 }
 trap restore EXIT
@@ -136,6 +138,30 @@ check "g: the other three tried once the pause is 10 ms" wait_for 300 scanned_mo
 check "g: data unchanged" test "$(md5sum <g | cut -d' ' -f1)" = "$sum"
 rm -f g
 echo 32768 >$p/collapse_pages_to_scan
+
+# A range held for a moment (a pipe holds one of its pages) is swept again
+# after the pause. With an hour's pause, h's first pass collapses three of
+# its four ranges; once the page is let go, a new pace ends the pause and
+# the second sweep collapses the fourth.
+echo 3600000 >$p/collapse_scan_sleep_ms
+echo deny >$p/huge_override
+dd if=/dev/urandom of=h bs=4k count=2048 status=none
+sum=$(md5sum <h | cut -d' ' -f1)
+mkfifo go-h
+"$HT_TESTS/hold-page" h 8192 go-h >hold.out &
+holder=$!
+check "h: a page held in a pipe" wait_for 300 grep -q held hold.out
+busy=$(cat $sys/collapse_fail_busy)
+echo none >$p/huge_override
+check "h: three ranges collapsed" wait_for 300 test_huge h 3
+check "h: the held one was busy" test "$(cat $sys/collapse_fail_busy)" -gt "$busy"
+echo go >go-h
+wait "$holder"
+holder=
+echo 3600000 >$p/collapse_scan_sleep_ms
+check "h: collapsed on the next sweep, once let go" wait_for 300 test_huge h 4
+check "h: data unchanged" test "$(md5sum <h | cut -d' ' -f1)" = "$sum"
+rm -f h go-h hold.out
 
 # fsx while the thread collapses whatever it can, as often as it can.
 echo 0 >$p/collapse_scan_sleep_ms

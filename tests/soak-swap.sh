@@ -1,0 +1,112 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make soak: swap at full size. A zram swap device; a memory cgroup with
+# memory.max=256M. Under each huge= policy, 1 GiB (SOAK_SWAP_MB) written
+# from the cgroup goes mostly to swap and reads back byte for byte, by
+# read() and through a mapping, also on tmpfs in the same boot. A process of
+# the cgroup maps 512 MiB and reads it back while memory.reclaim swaps it
+# out under it. Then fsx (the project's, SOAK_SWAP_OPS operations, default
+# 20,000) from the cgroup under each policy, its files going to swap and
+# back as it runs. swapoff at the end brings back what is left.
+# timeout: 36000
+set -u
+. "$(dirname "$0")/lib.sh"
+root=/sys/fs/cgroup
+cg=$root/soak-swap
+m=/mnt/soak-swap
+zram=/sys/block/zram0
+mb=${SOAK_SWAP_MB:-1024}
+ops=${SOAK_SWAP_OPS:-20000}
+
+[ -e $zram ] || { echo "no zram device (CONFIG_ZRAM)"; exit 77; }
+echo +memory >$root/cgroup.subtree_control || exit 2
+
+restore() {
+	umount $m 2>/dev/null
+	swapoff /dev/zram0 2>/dev/null
+	echo 1 >$zram/reset
+	rmdir $cg 2>/dev/null
+}
+trap restore EXIT
+
+in_cg() { bash -c 'echo $$ >'"$cg"'/cgroup.procs && exec "$@"' in_cg "$@"; }
+# gen SEED MB: MB MiB of pseudo-random bytes, the same for the same SEED
+gen() {
+	python3 -c 'import random, sys
+r = random.Random(int(sys.argv[1]))
+for _ in range(int(sys.argv[2])):
+    sys.stdout.buffer.write(r.randbytes(1 << 20))' "$1" "$2"
+}
+md5() { md5sum <"$1" | cut -d' ' -f1; }
+mmap_md5() {
+	in_cg python3 -c 'import hashlib, mmap, sys
+f = open(sys.argv[1], "rb")
+print(hashlib.md5(mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)).hexdigest())' "$1"
+}
+
+echo $((mb * 3))M >$zram/disksize || exit 2
+mkswap /dev/zram0 >/dev/null && swapon /dev/zram0 || exit 2
+mkdir -p $m
+mkdir $cg || exit 2
+echo 256M >$cg/memory.max
+
+seed=1
+for fs in hugetmpfs:always hugetmpfs:within_size hugetmpfs:never \
+	  tmpfs:always tmpfs:never; do
+	mount -t "${fs%:*}" -o huge="${fs#*:}" none $m || exit 2
+	progress "$fs: writing $mb MiB from the cgroup"
+	start=$SECONDS
+	gen $seed "$mb" | in_cg dd of=$m/f bs=2M iflag=fullblock status=none
+	sum=$(gen $seed "$mb" | md5sum | cut -d' ' -f1)
+	progress "$fs: written in $((SECONDS - start)) s; $(awk '$1 == "/dev/zram0" { print $4 }' /proc/swaps) KiB in swap"
+	check "$fs: in swap" test "$(awk '$1 == "/dev/zram0" { print $4 }' /proc/swaps)" -gt $((mb * 1024 / 2))
+	check "$fs: reads back" test "$(md5 $m/f)" = "$sum"
+	check "$fs: reads back through a mapping" test "$(mmap_md5 $m/f)" = "$sum"
+	rm $m/f
+	umount $m
+	seed=$((seed + 1))
+done
+
+# A process maps 512 MiB and reads it again after reclaim took it.
+mount -t hugetmpfs -o huge=always none $m || exit 2
+sys=/sys/fs/hugetmpfs/$(mountpoint -d $m)
+gen $seed 512 | in_cg dd of=$m/f bs=2M iflag=fullblock status=none
+sum=$(gen $seed 512 | md5sum | cut -d' ' -f1)
+out0=$(cat $sys/swap_out)
+echo max >$cg/memory.max
+progress "mapped: reading 512 MiB through a mapping"
+got=$(in_cg python3 - $m/f $cg <<'EOF'
+import hashlib, mmap, sys
+f = open(sys.argv[1], "rb")
+m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
+m.madvise(22)    # MADV_POPULATE_READ
+try:
+    open(sys.argv[2] + "/memory.reclaim", "w").write("384M")
+except OSError:
+    pass
+print(hashlib.md5(m).hexdigest())
+EOF
+)
+check "mapped: reclaim swapped mapped pages" test "$(cat $sys/swap_out)" -gt "$out0"
+check "mapped: reads back" test "$got" = "$sum"
+rm $m/f
+umount $m
+echo 256M >$cg/memory.max
+
+# fsx from the cgroup, its files going to swap and back.
+echo 64M >$cg/memory.max
+for huge in always within_size never; do
+	mount -t hugetmpfs -o huge=$huge none $m || exit 2
+	sys=/sys/fs/hugetmpfs/$(mountpoint -d $m)
+	progress "fsx under huge=$huge: $ops operations"
+	check "fsx under huge=$huge with swap" \
+		in_cg fsx -s $seed -n "$ops" -m 32 -f 4 -l 256 $m
+	echo "huge=$huge: $(cat $sys/swap_out) pages out, $(cat $sys/swap_in) in"
+	check "fsx under huge=$huge: pages went to swap" test "$(cat $sys/swap_out)" -gt 0
+	umount $m
+	seed=$((seed + 1))
+done
+
+check "swapoff" swapoff /dev/zram0
+check "nothing OOM-killed" grep -qx "oom_kill 0" $cg/memory.events
+done_checks soak-swap

@@ -1,0 +1,218 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Swap. With a zram swap device, files written from a memory cgroup limited
+# to 16 MiB go partly to swap, under each huge= policy, and read back
+# byte for byte by read() and through a mapping; st_blocks and size= keep
+# counting what is in swap. A process's mapped pages are swapped out by
+# memory.reclaim and read back right; a MAP_PRIVATE copy stays private.
+# SEEK_DATA/SEEK_HOLE see swapped data as data. Truncate, hole punch and
+# unlink give the swap back. memory.swap.max=0 keeps pages in memory, and
+# so does the noswap mount option.
+# swapoff brings every page back, intact; umount gives the swap back.
+# tmpfs in the same boot, the same way, for comparison.
+# timeout: 1200
+set -u
+. "$(dirname "$0")/lib.sh"
+root=/sys/fs/cgroup
+cg=$root/t-swap
+m=/mnt/t-swap
+zram=/sys/block/zram0
+mb=32
+
+[ -e $zram ] || { echo "no zram device (CONFIG_ZRAM)"; exit 77; }
+grep -qw memory $root/cgroup.controllers || { echo "no memory controller"; exit 2; }
+echo +memory >$root/cgroup.subtree_control || exit 2
+
+restore() {
+	[ -n "${mapper:-}" ] && kill "$mapper" 2>/dev/null
+	umount $m $m-tmpfs $m-noswap 2>/dev/null
+	swapoff /dev/zram0 2>/dev/null
+	echo 1 >$zram/reset
+	rmdir $cg 2>/dev/null
+}
+trap restore EXIT
+
+md5() { md5sum <"$1" | cut -d' ' -f1; }
+# KiB of the zram device in use, as /proc/swaps says
+swap_used() { awk '$1 == "/dev/zram0" { print $4 }' /proc/swaps; }
+# run CMD... in the cgroup
+in_cg() { bash -c 'echo $$ >'"$cg"'/cgroup.procs && exec "$@"' in_cg "$@"; }
+# gen SEED: $mb MiB of pseudo-random bytes, the same for the same SEED
+gen() {
+	python3 -c 'import random, sys
+sys.stdout.buffer.write(random.Random(int(sys.argv[1])).randbytes(int(sys.argv[2]) << 20))' "$1" $mb
+}
+# write_in_cg FILE SEED: write gen SEED to FILE from the cgroup, in 2 MiB
+# writes (within_size gives an appending writer huge folios); print its MD5,
+# made from the generator, not from the file
+write_in_cg() {
+	gen "$2" | in_cg dd of="$1" bs=2M iflag=fullblock status=none
+	gen "$2" | md5sum | cut -d' ' -f1
+}
+# the MD5 of FILE read through a shared mapping, from the cgroup
+mmap_md5() {
+	in_cg python3 -c 'import hashlib, mmap, sys
+f = open(sys.argv[1], "rb")
+print(hashlib.md5(mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)).hexdigest())' "$1"
+}
+
+echo 512M >$zram/disksize || exit 2
+mkswap /dev/zram0 >/dev/null || exit 2
+swapon /dev/zram0 || exit 2
+mkdir -p $m $m-tmpfs
+mkdir $cg || exit 2
+echo 16M >$cg/memory.max
+mount -t hugetmpfs -o huge=always none $m || exit 2
+sys=/sys/fs/hugetmpfs/$(mountpoint -d $m)
+stat0() { cat $sys/$1; }
+
+# 1. Each policy: write from the cgroup, read back from outside it.
+for mode in always within_size never; do
+	mount -o remount,huge=$mode $m || exit 2
+	out0=$(stat0 swap_out) in0=$(stat0 swap_in)
+	sum=$(write_in_cg $m/f 1)
+	out=$(($(stat0 swap_out) - out0))
+	echo "$mode: $out pages to swap, $(stat0 swap_bytes) bytes there;" \
+		"zram $(swap_used) KiB"
+	check "$mode: pages went to swap" test $out -gt $((mb * 256 / 4))
+	check "$mode: swap_bytes counts them" test "$(stat0 swap_bytes)" -gt 0
+	check "$mode: /proc/swaps counts them" test "$(swap_used)" -gt $((mb * 1024 / 4))
+	check "$mode: st_blocks counts swap" \
+		test "$(stat -c %b $m/f)" -eq $((mb * 2048))
+	check "$mode: so does size= (df)" \
+		test "$(df -k --output=used $m | tail -n1)" -ge $((mb * 1024))
+	check "$mode: reads back" test "$(md5 $m/f)" = "$sum"
+	check "$mode: it came back from swap" test "$(stat0 swap_in)" -gt "$in0"
+	rm $m/f
+	check "$mode: unlink frees its swap" test "$(stat0 swap_bytes)" = 0
+done
+
+# 2. Huge folios and mappings, under huge=always. Written without a limit,
+# so that it has huge folios, f is then pushed out by memory.reclaim.
+mount -o remount,huge=always $m || exit 2
+echo max >$cg/memory.max
+sum=$(write_in_cg $m/f 2)
+check "written in huge folios ($(huge_folios $m/f))" \
+	test "$(huge_folios $m/f)" -gt 0
+splits0=$(stat0 swap_splits)
+echo $((mb / 2))M >$cg/memory.reclaim
+check "reclaim splits huge folios to swap them" \
+	test "$(stat0 swap_splits)" -gt "$splits0"
+# Without a limit a process may map it all: memory.reclaim is the pressure.
+check "mmap: reads back through a mapping" test "$(mmap_md5 $m/f)" = "$sum"
+# SEEK_DATA/SEEK_HOLE with most of f in swap
+seek=$(python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+print(os.lseek(fd, 0, os.SEEK_DATA), os.lseek(fd, 0, os.SEEK_HOLE))' $m/f)
+check "seek: swapped data is data ($seek, $(stat0 swap_bytes) bytes in swap)" \
+	test "$seek" = "0 $((mb << 20))"
+# A process keeps f mapped; reclaim takes the mapped pages.
+t=$(mktemp -d)
+mkfifo $t/go
+in_cg "$HT_TESTS/pmd-mapper.py" $m/f $t/go >$t/out &
+mapper=$!
+check "a process maps f" wait_for 300 grep -q mapped $t/out
+out0=$(stat0 swap_out)
+echo $((mb / 2))M >$cg/memory.reclaim
+check "mapped pages went to swap" test "$(stat0 swap_out)" -gt "$out0"
+echo go >$t/go
+wait $mapper
+mapper=
+read -r digest kb <<<"$(tail -n1 $t/out)"
+rm -r $t
+check "the mapping reads the same data" test "$digest" = "$sum"
+# MAP_PRIVATE: a write makes a private copy, the file stays.
+echo $((mb / 2))M >$cg/memory.reclaim
+priv=$(in_cg python3 -c 'import mmap, sys
+f = open(sys.argv[1], "rb")
+m = mmap.mmap(f.fileno(), 0, flags=mmap.MAP_PRIVATE,
+              prot=mmap.PROT_READ | mmap.PROT_WRITE)
+m[4096:4100] = b"priv"
+print(m[4096:4100].decode())' $m/f)
+check "MAP_PRIVATE: the copy is written" test "$priv" = priv
+check "MAP_PRIVATE: the file is not" test "$(md5 $m/f)" = "$sum"
+
+# 3. Truncate and punch give swap back.
+echo 16M >$cg/memory.max
+echo $((mb / 2))M >$cg/memory.reclaim
+before=$(stat0 swap_bytes)
+in_cg fallocate -p -o $((mb << 18)) -l $((mb << 18)) $m/f
+after=$(stat0 swap_bytes)
+check "punch: frees swap ($before -> $after bytes)" test "$after" -lt "$before"
+check "punch: the range reads as zeroes" \
+	cmp -s -n $((mb << 18)) -i $((mb << 18)):0 $m/f /dev/zero
+truncate -s $((mb << 18)) $m/f
+check "truncate: frees swap ($(stat0 swap_bytes) bytes left)" \
+	test "$(stat0 swap_bytes)" -lt "$after"
+rm $m/f
+check "unlink: no swap left ($(stat0 swap_bytes) bytes)" \
+	test "$(stat0 swap_bytes)" = 0
+# The swap slot caches keep a few slots each: well under 2 MiB.
+check "unlink: /proc/swaps gives it back ($(swap_used) KiB)" \
+	test "$(swap_used)" -lt 2048
+
+# 4. memory.swap.max=0: nothing goes to swap, nothing is lost.
+echo 0 >$cg/memory.swap.max
+echo max >$cg/memory.max
+sum=$(write_in_cg $m/f 3)
+out0=$(stat0 swap_out)
+echo $((mb / 2))M >$cg/memory.reclaim 2>/dev/null
+check "swap.max=0: nothing went to swap" test "$(stat0 swap_out)" = "$out0"
+echo max >$cg/memory.swap.max
+echo $((mb / 2))M >$cg/memory.reclaim
+check "swap.max lifted: reclaim swaps" test "$(stat0 swap_out)" -gt "$out0" ||
+	echo "$(grep -E "^(shmem|active_anon|inactive_anon|unevictable) " \
+		$cg/memory.stat | tr '\n' ' ') swap.current" \
+		"$(cat $cg/memory.swap.current); $(tail -n1 /proc/swaps)"
+check "swap.max: reads back" test "$(md5 $m/f)" = "$sum"
+
+# 4b. noswap: a mount's files stay in memory; it is set when mounting only.
+mkdir -p $m-noswap
+mount -t hugetmpfs -o noswap none $m-noswap || exit 2
+check "noswap: shown in the options" grep -q "$m-noswap hugetmpfs .*noswap" /proc/mounts
+check "noswap: a remount cannot add it to another mount" \
+	bash -c "! mount -o remount,noswap $m 2>/dev/null"
+gen 5 | in_cg dd of=$m-noswap/f bs=2M iflag=fullblock status=none
+nsum=$(gen 5 | md5sum | cut -d' ' -f1)
+nsys=/sys/fs/hugetmpfs/$(mountpoint -d $m-noswap)
+echo $((mb * 2))M >$cg/memory.reclaim 2>/dev/null
+check "noswap: nothing went to swap" test "$(cat $nsys/swap_out)" = 0
+check "noswap: reads back" test "$(md5 $m-noswap/f)" = "$nsum"
+umount $m-noswap
+
+# 5. swapoff brings everything back.
+check "swapoff: pages in swap first" test "$(stat0 swap_bytes)" -gt 0
+in0=$(stat0 swap_in)
+check "swapoff completes" swapoff /dev/zram0
+check "swapoff: nothing left in swap" test "$(stat0 swap_bytes)" = 0
+check "swapoff: the pages came back" test "$(stat0 swap_in)" -gt "$in0"
+check "swapoff: reads back" test "$(md5 $m/f)" = "$sum"
+rm $m/f
+umount $m
+echo 16M >$cg/memory.max
+swapon /dev/zram0 || exit 2
+
+# 5b. umount with pages in swap gives the swap back.
+mount -t hugetmpfs none $m || exit 2
+write_in_cg $m/f 6 >/dev/null
+used=$(swap_used)
+check "umount: pages in swap first ($used KiB)" test "$used" -gt $((mb * 1024 / 4))
+umount $m
+check "umount: /proc/swaps gives it back ($(swap_used) KiB)" \
+	test "$(swap_used)" -lt 2048
+
+# 6. tmpfs, the same way.
+mount -t tmpfs -o huge=always none $m-tmpfs || exit 2
+used0=$(swap_used)
+sum=$(write_in_cg $m-tmpfs/f 4)
+check "tmpfs: pages went to swap ($(swap_used) KiB)" \
+	test "$(swap_used)" -gt $((used0 + mb * 1024 / 4))
+check "tmpfs: reads back" test "$(md5 $m-tmpfs/f)" = "$sum"
+check "tmpfs: through a mapping" test "$(mmap_md5 $m-tmpfs/f)" = "$sum"
+rm $m-tmpfs/f
+check "tmpfs: unlink gives swap back ($(swap_used) KiB)" \
+	test "$(swap_used)" -lt 2048
+umount $m-tmpfs
+check "tmpfs: swapoff" swapoff /dev/zram0
+check "nothing OOM-killed" grep -qx "oom_kill 0" $cg/memory.events
+done_checks t-swap
