@@ -59,7 +59,7 @@ round() {
 	mkfifo go
 	"$HT_TESTS/pmd-mapper.py" b go >mapper.out &
 	mapper=$!
-	wait_for 600 grep -q mapped mapper.out
+	check "$name: b mapped by a process" wait_for 3600 grep -q mapped mapper.out
 	echo none >$p/huge_override
 	# The thread's own pace decides when; this only waits for it.
 	start=$SECONDS
@@ -70,6 +70,7 @@ round() {
 		"no huge page $(cat $sys/collapse_fail_nomem)"
 	check "$name: a 99% huge" test "$(huge_folios a)" -ge $((ranges * 99 / 100))
 	check "$name: b 99% huge" test "$(huge_folios b)" -ge $((ranges * 99 / 100))
+	echo "$name: busy ranges $(cat $sys/collapse_fail_busy)"
 	progress "$name: collapsed; checking the data"
 	echo go >go
 	wait "$mapper"
