@@ -22,6 +22,7 @@
  *   scan.c   the collapse thread: which files to collapse, and when
  *   cache.c  page cache slots: folios in, swap entries in their place
  *   swap.c   swap: out under reclaim, back in on use, and on swapoff
+ *   walk.c   walking a mount's inodes
  */
 #ifndef _HUGETMPFS_INTERNAL_H
 #define _HUGETMPFS_INTERNAL_H
@@ -483,6 +484,10 @@ void htmpfs_scan_queue(struct inode *inode);
 void htmpfs_scan_queue_sb(struct super_block *sb);
 void htmpfs_scan_forget(struct inode *inode);
 void htmpfs_scan_unmount(struct htmpfs_sb_info *sbi);
+
+/* walk.c */
+int htmpfs_walk_inodes(struct super_block *sb, bool (*want)(struct inode *),
+		       int (*fn)(struct inode *, void *), void *arg);
 
 /* cache.c */
 int htmpfs_add_to_cache(struct address_space *mapping, struct folio *folio,

@@ -114,39 +114,25 @@ void htmpfs_recalc(struct inode *inode)
 		htmpfs_uncharge_blocks(inode, freed);
 }
 
-/*
- * Settle every file of the mount that holds less than it was charged for.
- * Giving back quota may sleep: each such inode is held by a reference while
- * the list lock is dropped, as drop_caches does.
- */
+/* A file holding less than it was charged for */
+static bool htmpfs_recalc_want(struct inode *inode)
+{
+	return S_ISREG(inode->i_mode) &&
+	       READ_ONCE(HTMPFS_I(inode)->alloced) -
+	       READ_ONCE(HTMPFS_I(inode)->swapped) >
+	       READ_ONCE(inode->i_mapping->nrpages);
+}
+
+static int htmpfs_recalc_one(struct inode *inode, void *unused)
+{
+	htmpfs_recalc(inode);
+	return 0;
+}
+
+/* Settle every file of the mount (giving back quota may sleep). */
 static void htmpfs_recalc_all(struct super_block *sb)
 {
-	struct inode *inode, *done = NULL;
-
-	spin_lock(&sb->s_inode_list_lock);
-	list_for_each_entry(inode, &sb->s_inodes, i_sb_list) {
-		if (!S_ISREG(inode->i_mode) ||
-		    READ_ONCE(HTMPFS_I(inode)->alloced) -
-		    READ_ONCE(HTMPFS_I(inode)->swapped) <=
-		    READ_ONCE(inode->i_mapping->nrpages))
-			continue;
-		spin_lock(&inode->i_lock);
-		if (inode->i_state & (I_FREEING | I_WILL_FREE | I_NEW)) {
-			spin_unlock(&inode->i_lock);
-			continue;
-		}
-		__iget(inode);
-		spin_unlock(&inode->i_lock);
-		spin_unlock(&sb->s_inode_list_lock);
-		htmpfs_recalc(inode);
-		/* Not under the list lock: the last reference evicts. */
-		iput(done);
-		done = inode;
-		cond_resched();
-		spin_lock(&sb->s_inode_list_lock);
-	}
-	spin_unlock(&sb->s_inode_list_lock);
-	iput(done);
+	htmpfs_walk_inodes(sb, htmpfs_recalc_want, htmpfs_recalc_one, NULL);
 }
 
 /**

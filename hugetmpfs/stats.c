@@ -101,31 +101,20 @@ void htmpfs_usage_inode(struct inode *inode, struct htmpfs_usage *u)
 	rcu_read_unlock();
 }
 
-/* Walk the inodes as drop_caches does, pinning one while looking at it. */
+static bool htmpfs_usage_want(struct inode *inode)
+{
+	return READ_ONCE(inode->i_mapping->nrpages);
+}
+
+static int htmpfs_usage_one(struct inode *inode, void *u)
+{
+	htmpfs_usage_inode(inode, u);
+	return 0;
+}
+
 static void htmpfs_usage(struct super_block *sb, struct htmpfs_usage *u)
 {
-	struct inode *inode, *toput = NULL;
-
-	spin_lock(&sb->s_inode_list_lock);
-	list_for_each_entry(inode, &sb->s_inodes, i_sb_list) {
-		spin_lock(&inode->i_lock);
-		if ((inode->i_state & (I_FREEING | I_WILL_FREE | I_NEW)) ||
-		    !inode->i_mapping->nrpages) {
-			spin_unlock(&inode->i_lock);
-			continue;
-		}
-		__iget(inode);
-		spin_unlock(&inode->i_lock);
-		spin_unlock(&sb->s_inode_list_lock);
-
-		htmpfs_usage_inode(inode, u);
-		iput(toput);
-		toput = inode;
-		cond_resched();
-		spin_lock(&sb->s_inode_list_lock);
-	}
-	spin_unlock(&sb->s_inode_list_lock);
-	iput(toput);
+	htmpfs_walk_inodes(sb, htmpfs_usage_want, htmpfs_usage_one, u);
 }
 
 struct htmpfs_stat_attr {
@@ -210,36 +199,19 @@ static ssize_t inodes_show(struct kobject *kobj, struct kobj_attribute *attr,
 
 static struct kobj_attribute htmpfs_attr_inodes = __ATTR_RO(inodes);
 
-static ssize_t used_bytes_show(struct kobject *kobj,
-			       struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%ld\n",
-			  htmpfs_level_show(kobj, HTMPFS_LEVEL_BLOCKS) <<
-			  PAGE_SHIFT);
-}
+/* A level in pages, shown in bytes */
+#define HTMPFS_LEVEL_BYTES_ATTR(_name, _level)				\
+static ssize_t _name##_show(struct kobject *kobj,			\
+			    struct kobj_attribute *attr, char *buf)	\
+{									\
+	return sysfs_emit(buf, "%ld\n",					\
+			  htmpfs_level_show(kobj, _level) << PAGE_SHIFT);	\
+}									\
+static struct kobj_attribute htmpfs_attr_##_name = __ATTR_RO(_name)
 
-static struct kobj_attribute htmpfs_attr_used_bytes = __ATTR_RO(used_bytes);
-
-static ssize_t free_hole_bytes_show(struct kobject *kobj,
-				    struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%ld\n",
-			  htmpfs_level_show(kobj, HTMPFS_LEVEL_HOLES) <<
-			  PAGE_SHIFT);
-}
-
-static struct kobj_attribute htmpfs_attr_free_hole_bytes =
-	__ATTR_RO(free_hole_bytes);
-
-static ssize_t swap_bytes_show(struct kobject *kobj,
-			       struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%ld\n",
-			  htmpfs_level_show(kobj, HTMPFS_LEVEL_SWAPPED) <<
-			  PAGE_SHIFT);
-}
-
-static struct kobj_attribute htmpfs_attr_swap_bytes = __ATTR_RO(swap_bytes);
+HTMPFS_LEVEL_BYTES_ATTR(used_bytes, HTMPFS_LEVEL_BLOCKS);
+HTMPFS_LEVEL_BYTES_ATTR(free_hole_bytes, HTMPFS_LEVEL_HOLES);
+HTMPFS_LEVEL_BYTES_ATTR(swap_bytes, HTMPFS_LEVEL_SWAPPED);
 
 static ssize_t holes_migrate_max_show(struct kobject *kobj,
 				      struct kobj_attribute *attr, char *buf)

@@ -275,6 +275,16 @@ static int htmpfs_unuse_inode(struct inode *inode, unsigned int type)
 	return 0;
 }
 
+static bool htmpfs_unuse_want(struct inode *inode)
+{
+	return READ_ONCE(HTMPFS_I(inode)->swapped);
+}
+
+static int htmpfs_unuse_one(struct inode *inode, void *type)
+{
+	return htmpfs_unuse_inode(inode, *(unsigned int *)type);
+}
+
 struct htmpfs_unuse {
 	unsigned int type;
 	int err;
@@ -284,31 +294,10 @@ struct htmpfs_unuse {
 static void htmpfs_unuse_sb(struct super_block *sb, void *arg)
 {
 	struct htmpfs_unuse *u = arg;
-	struct inode *inode, *done = NULL;
 
-	spin_lock(&sb->s_inode_list_lock);
-	list_for_each_entry(inode, &sb->s_inodes, i_sb_list) {
-		if (u->err)
-			break;
-		if (!READ_ONCE(HTMPFS_I(inode)->swapped))
-			continue;
-		spin_lock(&inode->i_lock);
-		/* Eviction frees its entries itself. */
-		if (inode->i_state & (I_FREEING | I_WILL_FREE | I_NEW)) {
-			spin_unlock(&inode->i_lock);
-			continue;
-		}
-		__iget(inode);
-		spin_unlock(&inode->i_lock);
-		spin_unlock(&sb->s_inode_list_lock);
-		u->err = htmpfs_unuse_inode(inode, u->type);
-		/* Not under the list lock: the last reference evicts. */
-		iput(done);
-		done = inode;
-		spin_lock(&sb->s_inode_list_lock);
-	}
-	spin_unlock(&sb->s_inode_list_lock);
-	iput(done);
+	if (!u->err)
+		u->err = htmpfs_walk_inodes(sb, htmpfs_unuse_want,
+					    htmpfs_unuse_one, &u->type);
 }
 
 /* swapoff of device @type: called by try_to_unuse() */
