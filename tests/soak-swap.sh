@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make soak: swap at full size. A zram swap device; a memory cgroup with
-# memory.max=256M. Under each huge= policy, 1 GiB (SOAK_SWAP_MB) written
+# memory.max a quarter of SOAK_SWAP_MB (default 1024, so 256M). Under each
+# huge= policy, SOAK_SWAP_MB written
 # from the cgroup goes mostly to swap and reads back byte for byte, by
 # read() and through a mapping, also on tmpfs in the same boot. A process of
-# the cgroup maps 512 MiB and reads it back while memory.reclaim swaps it
-# out under it. Then fsx (the project's, SOAK_SWAP_OPS operations, default
+# the cgroup maps half as much and reads it back after memory.reclaim
+# swapped it out under it. Then fsx (the project's, SOAK_SWAP_OPS operations, default
 # 20,000) from the cgroup under each policy, its files going to swap and
 # back as it runs. swapoff at the end brings back what is left.
 # timeout: 36000
@@ -48,7 +49,8 @@ echo $((mb * 3))M >$zram/disksize || exit 2
 mkswap /dev/zram0 >/dev/null && swapon /dev/zram0 || exit 2
 mkdir -p $m
 mkdir $cg || exit 2
-echo 256M >$cg/memory.max
+limit=$((mb / 4))M
+echo $limit >$cg/memory.max
 
 seed=1
 for fs in hugetmpfs:always hugetmpfs:within_size hugetmpfs:never \
@@ -67,21 +69,22 @@ for fs in hugetmpfs:always hugetmpfs:within_size hugetmpfs:never \
 	seed=$((seed + 1))
 done
 
-# A process maps 512 MiB and reads it again after reclaim took it.
+# A process maps half as much and reads it again after reclaim took it.
+half=$((mb / 2))
 mount -t hugetmpfs -o huge=always none $m || exit 2
 sys=/sys/fs/hugetmpfs/$(mountpoint -d $m)
-gen $seed 512 | in_cg dd of=$m/f bs=2M iflag=fullblock status=none
-sum=$(gen $seed 512 | md5sum | cut -d' ' -f1)
+gen $seed $half | in_cg dd of=$m/f bs=2M iflag=fullblock status=none
+sum=$(gen $seed $half | md5sum | cut -d' ' -f1)
 out0=$(cat $sys/swap_out)
 echo max >$cg/memory.max
-progress "mapped: reading 512 MiB through a mapping"
-got=$(in_cg python3 - $m/f $cg <<'EOF'
+progress "mapped: reading $half MiB through a mapping"
+got=$(in_cg python3 - $m/f $cg $((half * 3 / 4)) <<'EOF'
 import hashlib, mmap, sys
 f = open(sys.argv[1], "rb")
 m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
 m.madvise(22)    # MADV_POPULATE_READ
 try:
-    open(sys.argv[2] + "/memory.reclaim", "w").write("384M")
+    open(sys.argv[2] + "/memory.reclaim", "w").write(sys.argv[3] + "M")
 except OSError:
     pass
 print(hashlib.md5(m).hexdigest())
@@ -91,7 +94,6 @@ check "mapped: reclaim swapped mapped pages" test "$(cat $sys/swap_out)" -gt "$o
 check "mapped: reads back" test "$got" = "$sum"
 rm $m/f
 umount $m
-echo 256M >$cg/memory.max
 
 # fsx from the cgroup, its files going to swap and back.
 echo 64M >$cg/memory.max
