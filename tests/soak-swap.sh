@@ -7,7 +7,7 @@
 # read() and through a mapping, also on tmpfs in the same boot. A process of
 # the cgroup maps half as much and reads it back after memory.reclaim
 # swapped it out under it. Then fsx (the project's, SOAK_SWAP_OPS operations, default
-# 20,000) from the cgroup under each policy, its files going to swap and
+# 10,000) from the cgroup under each policy, its files going to swap and
 # back as it runs. swapoff at the end brings back what is left.
 # timeout: 36000
 set -u
@@ -17,7 +17,7 @@ cg=$root/soak-swap
 m=/mnt/soak-swap
 zram=/sys/block/zram0
 mb=${SOAK_SWAP_MB:-1024}
-ops=${SOAK_SWAP_OPS:-20000}
+ops=${SOAK_SWAP_OPS:-10000}
 
 [ -e $zram ] || { echo "no zram device (CONFIG_ZRAM)"; exit 77; }
 echo +memory >$root/cgroup.subtree_control || exit 2
@@ -95,14 +95,15 @@ check "mapped: reads back" test "$got" = "$sum"
 rm $m/f
 umount $m
 
-# fsx from the cgroup, its files going to swap and back.
-echo 64M >$cg/memory.max
+# fsx from the cgroup, its files going to swap and back: 4 files of up to
+# 8 MiB and its model of them, in 16 MiB.
+echo 16M >$cg/memory.max
 for huge in always within_size never; do
 	mount -t hugetmpfs -o huge=$huge none $m || exit 2
 	sys=/sys/fs/hugetmpfs/$(mountpoint -d $m)
 	progress "fsx under huge=$huge: $ops operations"
 	check "fsx under huge=$huge with swap" \
-		in_cg fsx -s $seed -n "$ops" -m 32 -f 4 -l 256 $m
+		in_cg fsx -s $seed -n "$ops" -m 8 -f 4 -l 256 $m
 	echo "huge=$huge: $(cat $sys/swap_out) pages out, $(cat $sys/swap_in) in"
 	check "fsx under huge=$huge: pages went to swap" test "$(cat $sys/swap_out)" -gt 0
 	umount $m
