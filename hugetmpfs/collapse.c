@@ -199,9 +199,13 @@ static bool htmpfs_collapse_charge(struct htmpfs_collapse_range *r,
 	struct mem_cgroup *old;
 	int err;
 
-	/* Locked, so its cgroup is stable. */
+	/*
+	 * Locked, so its cgroup is stable. Only if the cgroup has room: making
+	 * room would push its own data out to swap, which it would fault back
+	 * in, and a reader of the cgroup at its limit would be OOM-killed.
+	 */
 	old = set_active_memcg(folio_memcg(r->folios[0]));
-	err = mem_cgroup_charge(new, NULL, gfp);
+	err = mem_cgroup_charge(new, NULL, gfp & ~__GFP_DIRECT_RECLAIM);
 	set_active_memcg(old);
 	return !err;
 }
