@@ -375,7 +375,7 @@ void htmpfs_mpol_evict(struct inode *inode);
 struct folio *htmpfs_mpol_alloc(struct inode *inode, gfp_t gfp,
 				unsigned int order, pgoff_t index);
 struct mempolicy *htmpfs_mpol_at(struct inode *inode, pgoff_t index,
-				 pgoff_t *ilx);
+				 unsigned int order, pgoff_t *ilx);
 int htmpfs_set_policy(struct vm_area_struct *vma, struct mempolicy *mpol);
 struct mempolicy *htmpfs_get_policy(struct vm_area_struct *vma,
 				    unsigned long addr, pgoff_t *ilx);
@@ -411,7 +411,9 @@ static inline struct folio *htmpfs_mpol_alloc(struct inode *inode, gfp_t gfp,
 }
 
 static inline struct mempolicy *htmpfs_mpol_at(struct inode *inode,
-					       pgoff_t index, pgoff_t *ilx)
+					       pgoff_t index,
+					       unsigned int order,
+					       pgoff_t *ilx)
 {
 	*ilx = 0;
 	return NULL;

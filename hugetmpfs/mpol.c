@@ -115,20 +115,21 @@ void htmpfs_mpol_evict(struct inode *inode)
 }
 
 /**
- * htmpfs_mpol_at - the NUMA policy for a page of a file
+ * htmpfs_mpol_at - the NUMA policy for a folio of a file
  * @inode: the file
- * @index: the page
- * @ilx: set to its interleave index
+ * @index: its first page, aligned to @order
+ * @order: its order
+ * @ilx: set to its interleave index (interleaving goes a folio at a time)
  *
  * Return: the file's policy there (mpol_cond_put() it), or the task's.
  */
 struct mempolicy *htmpfs_mpol_at(struct inode *inode, pgoff_t index,
-				 pgoff_t *ilx)
+				 unsigned int order, pgoff_t *ilx)
 {
 	struct mempolicy *mpol;
 
 	mpol = mpol_shared_policy_lookup(&HTMPFS_I(inode)->policy, index);
-	*ilx = inode->i_ino + index;
+	*ilx = inode->i_ino + (index >> order);
 	return mpol ?: get_task_policy(current);
 }
 
@@ -148,11 +149,8 @@ struct folio *htmpfs_mpol_alloc(struct inode *inode, gfp_t gfp,
 	struct folio *folio;
 	pgoff_t ilx;
 
-	mpol = htmpfs_mpol_at(inode, index, &ilx);
-	/* Interleaved a folio at a time */
-	folio = folio_alloc_mpol(gfp, order, mpol,
-				 inode->i_ino + (index >> order),
-				 numa_node_id());
+	mpol = htmpfs_mpol_at(inode, index, order, &ilx);
+	folio = folio_alloc_mpol(gfp, order, mpol, ilx, numa_node_id());
 	mpol_cond_put(mpol);
 	return folio;
 }

@@ -169,7 +169,7 @@ struct folio *htmpfs_swapin(struct inode *inode, pgoff_t index, void *entry)
 		goto put;
 	folio = swap_cache_get_folio(swap, NULL, 0);
 	if (!folio) {
-		mpol = htmpfs_mpol_at(inode, index, &ilx);
+		mpol = htmpfs_mpol_at(inode, index, 0, &ilx);
 		folio = swap_cluster_readahead(swap, mapping_gfp_mask(mapping),
 					       mpol, ilx);
 		mpol_cond_put(mpol);

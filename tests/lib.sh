@@ -52,6 +52,35 @@ retry() {
 	done
 }
 
+# md5 FILE: the MD5 of FILE, read with read(2)
+md5() {
+	md5sum <"$1" | cut -d' ' -f1
+}
+
+# in_cgroup CG CMD...: run CMD in the cgroup directory CG
+in_cgroup() {
+	local cg=$1
+	shift
+	bash -c 'echo $$ >"$0"/cgroup.procs && exec "$@"' "$cg" "$@"
+}
+
+# gen_bytes SEED MB: MB MiB of pseudo-random bytes, the same for the same
+# SEED (so that what was written can be checked without reading it back)
+gen_bytes() {
+	python3 -c 'import random, sys
+r = random.Random(int(sys.argv[1]))
+for _ in range(int(sys.argv[2])):
+    sys.stdout.buffer.write(r.randbytes(1 << 20))' "$1" "$2"
+}
+
+# mmap_md5 CG FILE: the MD5 of FILE read through a shared mapping, by a
+# process of the cgroup CG
+mmap_md5() {
+	in_cgroup "$1" python3 -c 'import hashlib, mmap, sys
+f = open(sys.argv[1], "rb")
+print(hashlib.md5(mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)).hexdigest())' "$2"
+}
+
 # huge_folios FILE: how many huge folios FILE has (hugetmpfsctl stat)
 huge_folios() {
 	hugetmpfsctl stat "$1" | sed -n 's/.*huge folios \([0-9]*\).*/\1/p'

@@ -30,20 +30,7 @@ restore() {
 }
 trap restore EXIT
 
-in_cg() { bash -c 'echo $$ >'"$cg"'/cgroup.procs && exec "$@"' in_cg "$@"; }
-# gen SEED MB: MB MiB of pseudo-random bytes, the same for the same SEED
-gen() {
-	python3 -c 'import random, sys
-r = random.Random(int(sys.argv[1]))
-for _ in range(int(sys.argv[2])):
-    sys.stdout.buffer.write(r.randbytes(1 << 20))' "$1" "$2"
-}
-md5() { md5sum <"$1" | cut -d' ' -f1; }
-mmap_md5() {
-	in_cg python3 -c 'import hashlib, mmap, sys
-f = open(sys.argv[1], "rb")
-print(hashlib.md5(mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)).hexdigest())' "$1"
-}
+in_cg() { in_cgroup "$cg" "$@"; }
 
 echo $((mb * 3))M >$zram/disksize || exit 2
 mkswap /dev/zram0 >/dev/null && swapon /dev/zram0 || exit 2
@@ -58,12 +45,12 @@ for fs in hugetmpfs:always hugetmpfs:within_size hugetmpfs:never \
 	mount -t "${fs%:*}" -o huge="${fs#*:}" none $m || exit 2
 	progress "$fs: writing $mb MiB from the cgroup"
 	start=$SECONDS
-	gen $seed "$mb" | in_cg dd of=$m/f bs=2M iflag=fullblock status=none
-	sum=$(gen $seed "$mb" | md5sum | cut -d' ' -f1)
+	gen_bytes $seed "$mb" | in_cg dd of=$m/f bs=2M iflag=fullblock status=none
+	sum=$(gen_bytes $seed "$mb" | md5sum | cut -d' ' -f1)
 	progress "$fs: written in $((SECONDS - start)) s; $(awk '$1 == "/dev/zram0" { print $4 }' /proc/swaps) KiB in swap"
 	check "$fs: in swap" test "$(awk '$1 == "/dev/zram0" { print $4 }' /proc/swaps)" -gt $((mb * 1024 / 2))
 	check "$fs: reads back" test "$(md5 $m/f)" = "$sum"
-	check "$fs: reads back through a mapping" test "$(mmap_md5 $m/f)" = "$sum"
+	check "$fs: reads back through a mapping" test "$(mmap_md5 $cg $m/f)" = "$sum"
 	rm $m/f
 	umount $m
 	seed=$((seed + 1))
@@ -73,8 +60,8 @@ done
 half=$((mb / 2))
 mount -t hugetmpfs -o huge=always none $m || exit 2
 sys=/sys/fs/hugetmpfs/$(mountpoint -d $m)
-gen $seed $half | in_cg dd of=$m/f bs=2M iflag=fullblock status=none
-sum=$(gen $seed $half | md5sum | cut -d' ' -f1)
+gen_bytes $seed $half | in_cg dd of=$m/f bs=2M iflag=fullblock status=none
+sum=$(gen_bytes $seed $half | md5sum | cut -d' ' -f1)
 out0=$(cat $sys/swap_out)
 echo max >$cg/memory.max
 progress "mapped: reading $half MiB through a mapping"

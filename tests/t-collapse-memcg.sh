@@ -28,7 +28,6 @@ restore() {
 }
 trap restore EXIT
 
-md5() { md5sum <"$1" | cut -d' ' -f1; }
 
 mkdir -p $m $m-tmpfs
 mount -t hugetmpfs -o huge=never none $m || exit 2

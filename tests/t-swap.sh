@@ -32,28 +32,18 @@ restore() {
 }
 trap restore EXIT
 
-md5() { md5sum <"$1" | cut -d' ' -f1; }
 # KiB of the zram device in use, as /proc/swaps says
 swap_used() { awk '$1 == "/dev/zram0" { print $4 }' /proc/swaps; }
 # run CMD... in the cgroup
-in_cg() { bash -c 'echo $$ >'"$cg"'/cgroup.procs && exec "$@"' in_cg "$@"; }
+in_cg() { in_cgroup "$cg" "$@"; }
 # gen SEED: $mb MiB of pseudo-random bytes, the same for the same SEED
-gen() {
-	python3 -c 'import random, sys
-sys.stdout.buffer.write(random.Random(int(sys.argv[1])).randbytes(int(sys.argv[2]) << 20))' "$1" $mb
-}
+gen() { gen_bytes "$1" $mb; }
 # write_in_cg FILE SEED: write gen SEED to FILE from the cgroup, in 2 MiB
 # writes (within_size gives an appending writer huge folios); print its MD5,
 # made from the generator, not from the file
 write_in_cg() {
 	gen "$2" | in_cg dd of="$1" bs=2M iflag=fullblock status=none
 	gen "$2" | md5sum | cut -d' ' -f1
-}
-# the MD5 of FILE read through a shared mapping, from the cgroup
-mmap_md5() {
-	in_cg python3 -c 'import hashlib, mmap, sys
-f = open(sys.argv[1], "rb")
-print(hashlib.md5(mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)).hexdigest())' "$1"
 }
 
 echo 512M >$zram/disksize || exit 2
@@ -99,7 +89,7 @@ echo $((mb / 2))M >$cg/memory.reclaim
 check "reclaim splits huge folios to swap them" \
 	test "$(stat0 swap_splits)" -gt "$splits0"
 # Without a limit a process may map it all: memory.reclaim is the pressure.
-check "mmap: reads back through a mapping" test "$(mmap_md5 $m/f)" = "$sum"
+check "mmap: reads back through a mapping" test "$(mmap_md5 $cg $m/f)" = "$sum"
 # SEEK_DATA/SEEK_HOLE with most of f in swap
 seek=$(python3 -c 'import os, sys
 fd = os.open(sys.argv[1], os.O_RDONLY)
@@ -208,7 +198,7 @@ sum=$(write_in_cg $m-tmpfs/f 4)
 check "tmpfs: pages went to swap ($(swap_used) KiB)" \
 	test "$(swap_used)" -gt $((used0 + mb * 1024 / 4))
 check "tmpfs: reads back" test "$(md5 $m-tmpfs/f)" = "$sum"
-check "tmpfs: through a mapping" test "$(mmap_md5 $m-tmpfs/f)" = "$sum"
+check "tmpfs: through a mapping" test "$(mmap_md5 $cg $m-tmpfs/f)" = "$sum"
 rm $m-tmpfs/f
 check "tmpfs: unlink gives swap back ($(swap_used) KiB)" \
 	test "$(swap_used)" -lt 2048
