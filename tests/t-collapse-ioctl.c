@@ -330,6 +330,8 @@ static void bad_arguments(void)
 	      "past the end: EINVAL");
 	CHECK(collapse(fd, 1, -1, &c) == -1 && errno == EINVAL,
 	      "offset + length overflows: EINVAL");
+	CHECK(collapse(fd, -2 * MB, 0, &c) == -1 && errno == EINVAL,
+	      "negative offset: EINVAL");
 	memset(&c, 0, sizeof(c));
 	c.flags = 1;
 	CHECK(ioctl(fd, HUGETMPFS_IOC_COLLAPSE, &c) == -1 && errno == EINVAL,
@@ -347,6 +349,11 @@ static void bad_arguments(void)
 	CHECK(file_bad(fd, 4 * MB, 4096, 7) == -1, "nothing changed");
 	close(fd);
 	unlink("args");
+	/* Not ours: the other filesystem says it knows no such ioctl. */
+	fd = MUST(open("/proc/self/stat", O_RDONLY));
+	CHECK(collapse(fd, 0, 0, &c) == -1 && errno == ENOTTY,
+	      "a file on another filesystem: ENOTTY");
+	close(fd);
 }
 
 static __u32 get_huge(int fd)
