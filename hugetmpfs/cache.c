@@ -69,26 +69,27 @@ unlock:
 }
 
 /**
- * htmpfs_cache_to_swap - put a folio's swap entry in its page cache slot
- * @folio: a small folio of a file, locked, unmapped, in the swap cache
+ * htmpfs_cache_to_swap - put a folio's swap entry in its page cache slots
+ * @folio: a folio of a file, locked, unmapped, in the swap cache
  *
- * The folio leaves the file (its page cache reference goes; the swap cache
- * keeps one) and the slot keeps where its data went.
+ * The folio leaves the file (its page cache references go; the swap cache
+ * keeps its own) and its slots keep where its data went: one entry for the
+ * whole folio, whose first page's swap slot it names (swap.c).
  */
 void htmpfs_cache_to_swap(struct folio *folio)
 {
 	struct address_space *mapping = folio->mapping;
-	XA_STATE(xas, &mapping->i_pages, folio->index);
+	XA_STATE_ORDER(xas, &mapping->i_pages, folio->index, folio_order(folio));
+	long nr = folio_nr_pages(folio);
 	void *old;
 
-	VM_WARN_ON_FOLIO(folio_test_large(folio), folio);
 	xas_lock_irq(&xas);
-	/* The slot exists: a store of a value in it cannot fail. */
+	/* The slots exist: a store of a value in them cannot fail. */
 	old = xas_store(&xas, swp_to_radix_entry(folio->swap));
 	VM_WARN_ON_FOLIO(old != folio, folio);
 	folio->mapping = NULL;
-	mapping->nrpages--;
-	htmpfs_cache_stat(folio, -1);
+	mapping->nrpages -= nr;
+	htmpfs_cache_stat(folio, -nr);
 	xas_unlock_irq(&xas);
-	folio_put(folio);
+	folio_put_refs(folio, nr);
 }

@@ -485,6 +485,27 @@ long htmpfs_holes_pages(struct inode *inode)
 }
 
 /**
+ * htmpfs_holes_any - may a huge folio hold pages with no data?
+ * @inode: the file
+ * @index: the folio's first page
+ *
+ * Return: true unless no record covers it or its record says every page
+ * holds data.
+ */
+bool htmpfs_holes_any(struct inode *inode, pgoff_t index)
+{
+	struct xarray *xa = &HTMPFS_I(inode)->holes;
+	struct htmpfs_holes *h;
+	bool any;
+
+	xa_lock(xa);
+	h = htmpfs_holes_find(inode, index);
+	any = h && h->nr_used < HPAGE_PMD_NR;
+	xa_unlock(xa);
+	return any;
+}
+
+/**
  * htmpfs_holes_evict - drop the records of an inode being evicted
  * @inode: the inode, its page cache already gone
  */

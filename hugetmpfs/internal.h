@@ -127,6 +127,8 @@ enum htmpfs_stat {
 	HTMPFS_STAT_SWAP_OUT,			/* pages written to swap */
 	HTMPFS_STAT_SWAP_IN,			/* pages back from swap */
 	HTMPFS_STAT_SWAP_SPLITS,		/* large folios split for it */
+	HTMPFS_STAT_SWAP_OUT_WHOLE,		/* large folios written whole */
+	HTMPFS_STAT_SWAP_IN_WHOLE,		/* ... back whole (swap cache) */
 	/* Large folios made, one counter per order from the smallest */
 	HTMPFS_STAT_LARGE_ALLOC,
 	HTMPFS_NR_STATS = HTMPFS_STAT_LARGE_ALLOC + HTMPFS_NR_LARGE_ORDERS
@@ -364,6 +366,7 @@ pgoff_t htmpfs_holes_next_data(struct inode *inode, pgoff_t index);
 pgoff_t htmpfs_holes_next_hole(struct inode *inode, pgoff_t index,
 			       pgoff_t last);
 long htmpfs_holes_pages(struct inode *inode);
+bool htmpfs_holes_any(struct inode *inode, pgoff_t index);
 
 /* mpol.c: NUMA placement (without CONFIG_NUMA, folios come from anywhere) */
 #ifdef CONFIG_NUMA

@@ -161,6 +161,8 @@ HTMPFS_STAT_ATTR(collapse_fail_charge, HTMPFS_STAT_COLLAPSE_CHARGE);
 HTMPFS_STAT_ATTR(swap_out, HTMPFS_STAT_SWAP_OUT);
 HTMPFS_STAT_ATTR(swap_in, HTMPFS_STAT_SWAP_IN);
 HTMPFS_STAT_ATTR(swap_splits, HTMPFS_STAT_SWAP_SPLITS);
+HTMPFS_STAT_ATTR(swap_out_whole, HTMPFS_STAT_SWAP_OUT_WHOLE);
+HTMPFS_STAT_ATTR(swap_in_whole, HTMPFS_STAT_SWAP_IN_WHOLE);
 /* Large folios made, per size: mainline's hugepages-<size>kB names */
 #define HTMPFS_LARGE_ATTR(_kb, _order)					\
 	static struct htmpfs_stat_attr htmpfs_attr_large_##_kb = {	\
@@ -357,6 +359,8 @@ static struct attribute *htmpfs_counter_attrs[] = {
 	&htmpfs_attr_swap_out.attr.attr,
 	&htmpfs_attr_swap_in.attr.attr,
 	&htmpfs_attr_swap_splits.attr.attr,
+	&htmpfs_attr_swap_out_whole.attr.attr,
+	&htmpfs_attr_swap_in_whole.attr.attr,
 	&htmpfs_attr_large_16.attr.attr,
 	&htmpfs_attr_large_32.attr.attr,
 	&htmpfs_attr_large_64.attr.attr,

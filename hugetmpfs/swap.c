@@ -3,22 +3,35 @@
  * hugetmpfs swap: under memory pressure reclaim writes a file's pages to
  * swap, as it does tmpfs's, and they come back when the file is used.
  *
- * Swap-out: reclaim calls ->writepage on a small folio it has unmapped and
- * locked. A large or huge folio is split first (its pages go back on
- * reclaim's list to follow; counted in swap_splits). The folio goes into the
- * swap cache, its page cache slot keeps the swap entry (cache.c), and it is
- * written. The entry then belongs to the file (swap_shmem_alloc()), not to
- * the swap cache, until the page comes back or the file lets go of it.
+ * Swap-out: reclaim calls ->writepage on a folio it has unmapped and
+ * locked. A large or huge folio goes out whole (with CONFIG_THP_SWAP, on a
+ * device that has room for it: swap_out_whole) if all its pages hold data
+ * and it does not straddle EOF; otherwise it is split first, so that its
+ * holes are not written (its pages go back on reclaim's list to follow;
+ * swap_splits). The folio goes into the swap cache, its page cache slots
+ * keep one swap entry for the folio (cache.c), and it is written. The
+ * entries then belong to the file (swap_shmem_alloc()), not to the swap
+ * cache, until the pages come back or the file lets go of them.
  *
  * Swap-in: every lookup that finds a swap entry in a slot (htmpfs_get_folio()
  * for writes, faults, fallocate and partial-page zeroing; read(2)) brings
- * the page back as a small folio, with swap read-ahead, and queues the file
- * for the collapse thread, which rebuilds its huge folios.
+ * the data back. A large folio still whole in the swap cache comes back
+ * whole (swap_in_whole). Otherwise, since 6.12 reads swap into small
+ * folios only, a large entry is split into one per page and the page comes
+ * back as a small folio, with swap read-ahead; the file is queued for the
+ * collapse thread, which rebuilds its huge folios.
+ *
+ * A large entry is split only once its folio has left the swap cache, and
+ * a large folio comes back whole only while its entry is whole: nothing
+ * puts a large folio in the swap cache but ->writepage, before the entry
+ * exists, so the two always agree.
  *
  * Truncation: core mm's truncation would drop swap entries without freeing
  * them, so truncate, hole punch and eviction free the entries of their
- * range first. They hold the invalidate lock exclusively, and ->writepage
- * only tries it: no new entry can appear under them.
+ * range first (a large entry partly inside is split, or its folio brought
+ * back, for the truncation to cut). They hold the invalidate lock
+ * exclusively, and ->writepage only tries it: no new entry can appear
+ * under them.
  *
  * swapoff: try_to_unuse() calls us back (kernel-prereq.patch) to bring in
  * every page of its device, as it does shmem_unuse() for tmpfs.
@@ -51,8 +64,54 @@ static void htmpfs_swapped_add(struct inode *inode, long n)
 	htmpfs_level_add(HTMPFS_SB(inode->i_sb), HTMPFS_LEVEL_SWAPPED, n);
 }
 
+/*
+ * May @folio, large, go to swap whole? Not a huge one with holes: they are
+ * the hole shrinker's to free, and its record counts them as memory; split,
+ * its pages go one by one like any small folio's. Nor one across EOF, past
+ * which its pages are holes too.
+ */
+static bool htmpfs_swap_whole(struct inode *inode, struct folio *folio)
+{
+	pgoff_t eof = DIV_ROUND_UP(i_size_read(inode), PAGE_SIZE);
+
+	if (!IS_ENABLED(CONFIG_THP_SWAP))
+		return false;
+	if (folio->index < eof && folio_next_index(folio) > eof)
+		return false;
+	return !folio_test_pmd_mappable(folio) ||
+	       !htmpfs_holes_any(inode, folio->index);
+}
+
+/*
+ * Split large @folio for reclaim, which writes the pages that follow from
+ * its list. Return: the small folio of @page, still locked, or NULL.
+ */
+static struct folio *htmpfs_swap_split_folio(struct inode *inode,
+					     struct folio *folio,
+					     struct page *page,
+					     struct writeback_control *wbc)
+{
+	pgoff_t index = folio->index;
+	unsigned int order = folio_order(folio);
+	int err;
+
+	/* Set for swap-backed mappings by kernel-prereq.patch */
+	if (!wbc->list)
+		return NULL;
+	/* The pages split off are written later: they stay dirty. */
+	folio_set_dirty(folio);
+	err = split_huge_page_to_list_to_order(page, wbc->list, 0);
+	trace_hugetmpfs_swap_split(inode, index, order, err);
+	if (err)
+		return NULL;
+	htmpfs_count(HTMPFS_SB(inode->i_sb), HTMPFS_STAT_SWAP_SPLITS);
+	folio = page_folio(page);
+	folio_clear_dirty(folio);
+	return folio;
+}
+
 /**
- * htmpfs_writepage - address_space_operations.writepage: swap a page out
+ * htmpfs_writepage - address_space_operations.writepage: swap a folio out
  * @page: the first page of a folio that reclaim unmapped and locked
  * @wbc: reclaim's; its list takes the pages a split leaves behind
  *
@@ -65,9 +124,7 @@ int htmpfs_writepage(struct page *page, struct writeback_control *wbc)
 	struct address_space *mapping = folio->mapping;
 	struct inode *inode = mapping->host;
 	struct htmpfs_sb_info *sbi = HTMPFS_SB(inode->i_sb);
-	unsigned int order;
-	pgoff_t index;
-	int err;
+	long nr;
 
 	/* Memory is where the data lives: only reclaim has a reason to ask. */
 	if (WARN_ON_ONCE(!wbc->for_reclaim) || !get_nr_swap_pages() ||
@@ -77,33 +134,37 @@ int htmpfs_writepage(struct page *page, struct writeback_control *wbc)
 	if (!filemap_invalidate_trylock_shared(mapping))
 		goto redirty;
 
-	if (folio_test_large(folio)) {
-		/* Set for swap-backed mappings by kernel-prereq.patch */
-		if (!wbc->list)
+	if (folio_test_large(folio) && !htmpfs_swap_whole(inode, folio)) {
+		folio = htmpfs_swap_split_folio(inode, folio, page, wbc);
+		if (!folio)
 			goto unlock;
-		index = folio->index;
-		order = folio_order(folio);
-		/* The pages split off are written later: they stay dirty. */
-		folio_set_dirty(folio);
-		err = split_huge_page_to_list_to_order(page, wbc->list, 0);
-		trace_hugetmpfs_swap_split(inode, index, order, err);
-		if (err)
-			goto unlock;
-		htmpfs_count(sbi, HTMPFS_STAT_SWAP_SPLITS);
-		folio = page_folio(page);
-		folio_clear_dirty(folio);
 	}
-
-	/* Charges the swap to the folio's memory cgroup (memory.swap.max). */
-	if (!add_to_swap(folio))
-		goto unlock;
+	/*
+	 * Charges the swap to the folio's memory cgroup (memory.swap.max). A
+	 * large folio needs that many free slots in one swap cluster: without
+	 * them, or without the charge, its pages go one by one.
+	 */
+	if (!add_to_swap(folio)) {
+		if (!folio_test_large(folio))
+			goto unlock;
+		folio = htmpfs_swap_split_folio(inode, folio, page, wbc);
+		if (!folio || !add_to_swap(folio))
+			goto unlock;
+	}
 	/* It marked the folio dirty; it is being written now. */
 	folio_clear_dirty(folio);
+	nr = folio_nr_pages(folio);
 	/* Before the page cache lets go: htmpfs_recalc() must not free it. */
-	htmpfs_swapped_add(inode, 1);
+	htmpfs_swapped_add(inode, nr);
 	/* The file's, from now on: not freed with the swap cache. */
-	swap_shmem_alloc(folio->swap, 1);
-	htmpfs_count(sbi, HTMPFS_STAT_SWAP_OUT);
+	swap_shmem_alloc(folio->swap, nr);
+	htmpfs_count_add(sbi, HTMPFS_STAT_SWAP_OUT, nr);
+	if (nr > 1) {
+		htmpfs_count(sbi, HTMPFS_STAT_SWAP_OUT_WHOLE);
+		trace_hugetmpfs_swap_whole(inode, folio->index,
+					   folio_order(folio), folio->swap,
+					   true);
+	}
 	htmpfs_cache_to_swap(folio);
 	/*
 	 * The folio no longer keeps the inode from eviction, which waits for
@@ -117,6 +178,7 @@ int htmpfs_writepage(struct page *page, struct writeback_control *wbc)
 unlock:
 	filemap_invalidate_unlock_shared(mapping);
 redirty:
+	folio = page_folio(page);
 	folio_mark_dirty(folio);
 	return AOP_WRITEPAGE_ACTIVATE;
 }
@@ -136,8 +198,73 @@ static void *htmpfs_next_swap(struct address_space *mapping, pgoff_t *index,
 			break;
 	}
 	rcu_read_unlock();
-	*index = xas.xa_index;
+	*index = max(*index, xas.xa_index);
 	return entry;
+}
+
+/* The swap slot @n pages after @swap's */
+static swp_entry_t htmpfs_swap_nth(swp_entry_t swap, unsigned long n)
+{
+	return swp_entry(swp_type(swap), swp_offset(swap) + n);
+}
+
+/* The order of the swap entry at @index if it is still @entry, else -1. */
+static int htmpfs_swap_order(struct address_space *mapping, pgoff_t index,
+			     void *entry)
+{
+	XA_STATE(xas, &mapping->i_pages, index);
+	void *now;
+	int order;
+
+	rcu_read_lock();
+	do {
+		now = xas_load(&xas);
+		order = now == entry ? xas_get_order(&xas) : -1;
+	} while (xas_retry(&xas, now));
+	rcu_read_unlock();
+	return order;
+}
+
+/*
+ * Make the large swap entry @entry at @base, of @order, one entry per page,
+ * unless its folio is still whole in the swap cache: then return that
+ * folio, referenced, to come back whole. Return: NULL once split,
+ * ERR_PTR(-EEXIST) if the entry changed meanwhile, or -ENOMEM.
+ */
+static struct folio *htmpfs_swap_split_entry(struct address_space *mapping,
+					     pgoff_t base, int order,
+					     void *entry, gfp_t gfp)
+{
+	swp_entry_t swap = radix_to_swp_entry(entry);
+	XA_STATE(xas, &mapping->i_pages, base);
+	struct folio *folio;
+	int i;
+
+	folio = swap_cache_get_folio(swap, NULL, 0);
+	if (folio && folio_order(folio) == order)
+		return folio;
+	if (folio)
+		folio_put(folio);
+	/* See "the two always agree" above: it cannot come back now. */
+	xas_split_alloc(&xas, entry, order, gfp);
+	if (xas_error(&xas))
+		return ERR_PTR(xas_error(&xas));
+	xas_lock_irq(&xas);
+	if (xas_load(&xas) != entry || xas_get_order(&xas) != order) {
+		xas_set_err(&xas, -EEXIST);
+		goto unlock;
+	}
+	/* Every page gets the entry; then each its own swap slot. */
+	xas_split(&xas, entry, order);
+	for (i = 1; i < 1 << order; i++) {
+		xas_set(&xas, base + i);
+		xas_store(&xas, swp_to_radix_entry(htmpfs_swap_nth(swap, i)));
+	}
+unlock:
+	xas_unlock_irq(&xas);
+	/* Frees what xas_split() did not use. */
+	xas_nomem(&xas, 0);
+	return xas_error(&xas) ? ERR_PTR(xas_error(&xas)) : NULL;
 }
 
 /**
@@ -146,28 +273,51 @@ static void *htmpfs_next_swap(struct address_space *mapping, pgoff_t *index,
  * @index: the page
  * @entry: the swap entry its page cache slot was seen to hold
  *
- * Return: its folio, small, locked, referenced, dirty and uptodate, in the
- * page cache again; ERR_PTR(-EEXIST) if the slot changed meanwhile (look
- * again), -ENOMEM, or -EIO if swap could not be read (the entry stays).
+ * Return: the folio holding it, locked, referenced, dirty and uptodate, in
+ * the page cache again: large if it was still whole in the swap cache,
+ * else small; ERR_PTR(-EEXIST) if the slot changed meanwhile (look again),
+ * -ENOMEM, or -EIO if swap could not be read (the entry stays).
  */
 struct folio *htmpfs_swapin(struct inode *inode, pgoff_t index, void *entry)
 {
 	struct address_space *mapping = inode->i_mapping;
+	struct htmpfs_sb_info *sbi = HTMPFS_SB(inode->i_sb);
 	swp_entry_t swap = radix_to_swp_entry(entry);
 	struct swap_info_struct *si;
+	struct folio *folio = NULL;
 	struct mempolicy *mpol;
-	struct folio *folio;
 	pgoff_t ilx;
-	int err;
+	int order, err;
+	long nr;
 
 	/* Keeps swapoff from freeing the device under us. */
 	si = get_swap_device(swap);
 	if (!si)
 		return ERR_PTR(-EEXIST);	/* swapoff brought it in */
 	err = -EEXIST;
-	if (xa_load(&mapping->i_pages, index) != entry)
+	order = htmpfs_swap_order(mapping, index, entry);
+	if (order < 0)
 		goto put;
-	folio = swap_cache_get_folio(swap, NULL, 0);
+	if (order) {
+		pgoff_t base = round_down(index, 1 << order);
+
+		folio = htmpfs_swap_split_entry(mapping, base, order, entry,
+						GFP_KERNEL);
+		if (IS_ERR(folio)) {
+			err = PTR_ERR(folio);
+			goto put;
+		}
+		if (folio) {
+			index = base;
+		} else {
+			/* Now this page's own entry */
+			swap = htmpfs_swap_nth(swap, index - base);
+			entry = swp_to_radix_entry(swap);
+			order = 0;
+		}
+	}
+	if (!folio)
+		folio = swap_cache_get_folio(swap, NULL, 0);
 	if (!folio) {
 		mpol = htmpfs_mpol_at(inode, index, 0, &ilx);
 		folio = swap_cluster_readahead(swap, mapping_gfp_mask(mapping),
@@ -180,10 +330,10 @@ struct folio *htmpfs_swapin(struct inode *inode, pgoff_t index, void *entry)
 	folio_lock(folio);
 	err = -EEXIST;
 	if (!folio_test_swapcache(folio) || folio->swap.val != swap.val ||
-	    xa_load(&mapping->i_pages, index) != entry)
+	    htmpfs_swap_order(mapping, index, entry) < 0)
 		goto unlock;
 	err = -EIO;
-	if (WARN_ON_ONCE(folio_test_large(folio)) ||
+	if (WARN_ON_ONCE(folio_order(folio) != order) ||
 	    !folio_test_uptodate(folio))
 		goto unlock;
 	folio_wait_writeback(folio);
@@ -191,17 +341,22 @@ struct folio *htmpfs_swapin(struct inode *inode, pgoff_t index, void *entry)
 	err = htmpfs_add_to_cache(mapping, folio, index, entry);
 	if (err)
 		goto unlock;
+	nr = folio_nr_pages(folio);
 	/* After the page cache has it again: see htmpfs_writepage(). */
-	htmpfs_swapped_add(inode, -1);
+	htmpfs_swapped_add(inode, -nr);
 	delete_from_swap_cache(folio);
 	/* See "What keeps data safe" in internal.h. */
 	folio_mark_dirty(folio);
-	swap_free_nr(swap, 1);
+	swap_free_nr(swap, nr);
 	put_swap_device(si);
-	htmpfs_count(HTMPFS_SB(inode->i_sb), HTMPFS_STAT_SWAP_IN);
-	/* Small now: the collapse thread may make the range huge again. */
-	if (htmpfs_huge_allowed(inode, index, 0, NULL))
+	htmpfs_count_add(sbi, HTMPFS_STAT_SWAP_IN, nr);
+	if (nr > 1) {
+		htmpfs_count(sbi, HTMPFS_STAT_SWAP_IN_WHOLE);
+		trace_hugetmpfs_swap_whole(inode, index, order, swap, false);
+	} else if (htmpfs_huge_allowed(inode, index, 0, NULL)) {
+		/* Small now: the collapse thread may make it huge again. */
 		htmpfs_scan_queue(inode);
+	}
 	return folio;
 
 unlock:
@@ -212,33 +367,86 @@ put:
 	return ERR_PTR(err);
 }
 
+/*
+ * Free the swap entry @entry seen at @index if it lies in [@first, @last].
+ * Return: the pages freed; 0 if the slot changed meanwhile; -1 if the entry
+ * is large and only partly inside.
+ */
+static long htmpfs_swap_drop(struct address_space *mapping, pgoff_t index,
+			     void *entry, pgoff_t first, pgoff_t last)
+{
+	XA_STATE(xas, &mapping->i_pages, index);
+	long nr = 0;
+	pgoff_t base;
+
+	xas_lock_irq(&xas);
+	if (xas_load(&xas) == entry) {
+		nr = 1L << xas_get_order(&xas);
+		base = round_down(index, nr);
+		if (base < first || base + nr - 1 > last)
+			nr = -1;
+		else
+			xas_store(&xas, NULL);	/* the whole entry */
+	}
+	xas_unlock_irq(&xas);
+	if (nr > 0)
+		free_swap_and_cache_nr(radix_to_swp_entry(entry), nr);
+	return nr;
+}
+
 /**
  * htmpfs_swap_free - free the swap entries of a range of pages
  * @inode: the file, with the invalidate lock held exclusively (no page
  *	goes out meanwhile), before its page cache is truncated there
  * @first: the first page
  * @last: the last page (ULONG_MAX: to the end)
+ *
+ * A large entry partly inside is split first, without reading anything,
+ * or if its folio is still in the swap cache, that folio comes back, for
+ * the truncation to cut as any other.
  */
 void htmpfs_swap_free(struct inode *inode, pgoff_t first, pgoff_t last)
 {
 	struct address_space *mapping = inode->i_mapping;
-	pgoff_t index = first;
-	long freed = 0;
+	struct folio *folio;
+	pgoff_t index = first, base;
+	long freed = 0, nr;
 	void *entry;
+	int order;
 
 	if (!READ_ONCE(HTMPFS_I(inode)->swapped))
 		return;
 	while (index <= last &&
 	       (entry = htmpfs_next_swap(mapping, &index, last))) {
-		/* A read(2) may be bringing it in: whoever changes it wins. */
-		if (xa_cmpxchg_irq(&mapping->i_pages, index, entry, NULL,
-				   0) == entry) {
-			free_swap_and_cache_nr(radix_to_swp_entry(entry), 1);
-			freed++;
-		}
-		if (index++ == ULONG_MAX)
-			break;
 		cond_resched();
+		/* A read(2) may be bringing it in: whoever changes it wins. */
+		nr = htmpfs_swap_drop(mapping, index, entry, first, last);
+		if (!nr)
+			continue;	/* changed meanwhile: look again */
+		if (nr < 0) {
+			order = htmpfs_swap_order(mapping, index, entry);
+			if (order <= 0)
+				continue;
+			base = round_down(index, 1 << order);
+			folio = htmpfs_swap_split_entry(mapping, base, order,
+							entry, GFP_KERNEL |
+							__GFP_NOFAIL);
+			if (IS_ERR_OR_NULL(folio))
+				continue;	/* split, or changed: again */
+			folio_put(folio);
+			folio = htmpfs_swapin(inode, index, entry);
+			if (!IS_ERR(folio)) {
+				folio_unlock(folio);
+				folio_put(folio);
+			} else if (WARN_ON_ONCE(folio != ERR_PTR(-EEXIST))) {
+				index = base + (1 << order);
+			}
+			continue;
+		}
+		freed += nr;
+		index = round_down(index, nr) + nr;
+		if (!index)	/* wrapped past ULONG_MAX */
+			break;
 	}
 	if (freed)
 		htmpfs_swapped_add(inode, -freed);

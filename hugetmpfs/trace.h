@@ -89,6 +89,29 @@ TRACE_EVENT(hugetmpfs_swap_split,
 		      __entry->index, __entry->order, __entry->err)
 );
 
+/* A large folio written to swap whole, or back from the swap cache whole */
+TRACE_EVENT(hugetmpfs_swap_whole,
+	    TP_PROTO(struct inode *inode, pgoff_t index, unsigned int order,
+		     swp_entry_t swap, bool out),
+	    TP_ARGS(inode, index, order, swap, out),
+	    TP_STRUCT__entry(__field(dev_t, dev)
+			     __field(unsigned long, ino)
+			     __field(pgoff_t, index)
+			     __field(unsigned int, order)
+			     __field(unsigned long, swap)
+			     __field(bool, out)),
+	    TP_fast_assign(__entry->dev = inode->i_sb->s_dev;
+			   __entry->ino = inode->i_ino;
+			   __entry->index = index;
+			   __entry->order = order;
+			   __entry->swap = swap.val;
+			   __entry->out = out;),
+	    TP_printk("dev %d:%d ino %lu index %lu order %u swap %#lx %s",
+		      MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino,
+		      __entry->index, __entry->order, __entry->swap,
+		      __entry->out ? "out" : "in")
+);
+
 TRACE_EVENT(hugetmpfs_holes_shrink,
 	    TP_PROTO(struct super_block *sb, long asked, long records,
 		     long freed, long moved, long blocks, long skipped),

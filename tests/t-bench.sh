@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The benchmark harness at toy size, so that it cannot rot unseen: every
-# workload on every mount once (run-bench toy), every figure present and a
+# benchmark program once (run-bench toy), every figure present and a
 # number (report.py --check), and the report written. Nothing is timed here:
 # benchmarks never pass or fail on speed.
 # timeout: 900

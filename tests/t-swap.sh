@@ -3,10 +3,11 @@
 # Swap. With a zram swap device, files written from a memory cgroup limited
 # to 16 MiB go partly to swap, under each huge= policy, and read back
 # byte for byte by read() and through a mapping; st_blocks and size= keep
-# counting what is in swap. A process's mapped pages are swapped out by
-# memory.reclaim and read back right; a MAP_PRIVATE copy stays private.
-# SEEK_DATA/SEEK_HOLE see swapped data as data. Truncate, hole punch and
-# unlink give the swap back. memory.swap.max=0 keeps pages in memory, and
+# counting what is in swap. Huge folios go to swap whole, unless they hold
+# holes. A process's mapped pages are swapped out by memory.reclaim and
+# read back right; a MAP_PRIVATE copy stays private. SEEK_DATA/SEEK_HOLE
+# see swapped data as data. Truncate, hole punch and unlink give the swap
+# back, also where they cut a huge folio that is in swap whole. memory.swap.max=0 keeps pages in memory, and
 # so does the noswap mount option.
 # swapoff brings every page back, intact; umount gives the swap back.
 # tmpfs in the same boot, the same way, for comparison.
@@ -56,8 +57,10 @@ mount -t hugetmpfs -o huge=always none $m || exit 2
 sys=/sys/fs/hugetmpfs/$(mountpoint -d $m)
 stat0() { cat $sys/$1; }
 
-# 1. Each policy: write from the cgroup, read back from outside it.
-for mode in always within_size never; do
+# 1. Huge folios and small pages: write from the cgroup, read back from
+# outside it. (within_size makes huge folios of these appends as always
+# does; the soak, soak-swap.sh, runs it too.)
+for mode in always never; do
 	mount -o remount,huge=$mode $m || exit 2
 	out0=$(stat0 swap_out) in0=$(stat0 swap_in)
 	sum=$(write_in_cg $m/f 1)
@@ -84,18 +87,27 @@ echo max >$cg/memory.max
 sum=$(write_in_cg $m/f 2)
 check "written in huge folios ($(huge_folios $m/f))" \
 	test "$(huge_folios $m/f)" -gt 0
-splits0=$(stat0 swap_splits)
+whole0=$(stat0 swap_out_whole) splits0=$(stat0 swap_splits)
 echo $((mb / 2))M >$cg/memory.reclaim
-check "reclaim splits huge folios to swap them" \
+check "reclaim swaps huge folios out whole ($(stat0 swap_out_whole))" \
+	test "$(stat0 swap_out_whole)" -gt "$whole0"
+# A huge folio with holes is split, its pages swapped one by one.
+gen_bytes 8 1 | in_cg dd of=$m/h bs=1M iflag=fullblock status=none
+hsum=$(gen_bytes 8 1 | md5sum | cut -d' ' -f1)
+check "h: one huge folio, half of it holes" test_huge $m/h 1
+echo $((mb * 2))M >$cg/memory.reclaim 2>/dev/null
+check "a huge folio with holes is split to swap ($(stat0 swap_splits))" \
 	test "$(stat0 swap_splits)" -gt "$splits0"
-# Without a limit a process may map it all: memory.reclaim is the pressure.
-check "mmap: reads back through a mapping" test "$(mmap_md5 $cg $m/f)" = "$sum"
+check "h reads back" test "$(md5 $m/h)" = "$hsum"
+rm $m/h
 # SEEK_DATA/SEEK_HOLE with most of f in swap
 seek=$(python3 -c 'import os, sys
 fd = os.open(sys.argv[1], os.O_RDONLY)
 print(os.lseek(fd, 0, os.SEEK_DATA), os.lseek(fd, 0, os.SEEK_HOLE))' $m/f)
 check "seek: swapped data is data ($seek, $(stat0 swap_bytes) bytes in swap)" \
 	test "$seek" = "0 $((mb << 20))"
+# Without a limit a process may map it all: memory.reclaim is the pressure.
+check "mmap: reads back through a mapping" test "$(mmap_md5 $cg $m/f)" = "$sum"
 # A process keeps f mapped; reclaim takes the mapped pages.
 t=$(mktemp -d)
 mkfifo $t/go
@@ -122,18 +134,32 @@ print(m[4096:4100].decode())' $m/f)
 check "MAP_PRIVATE: the copy is written" test "$priv" = priv
 check "MAP_PRIVATE: the file is not" test "$(md5 $m/f)" = "$sum"
 
-# 3. Truncate and punch give swap back.
-echo 16M >$cg/memory.max
-echo $((mb / 2))M >$cg/memory.reclaim
+# 3. Truncate and punch give swap back, also where they cut in two a huge
+# folio that is in swap whole. g is written in huge folios, then pushed
+# out: the punch from 9 to 15 MiB and the truncate to 7 MiB + 12 KiB cut
+# the 2 MiB ranges at 8, 14 and 6 MiB.
+rm $m/f
+gen 7 | in_cg dd of=$m/f bs=2M iflag=fullblock status=none
+whole0=$(stat0 swap_out_whole)
+echo $((mb * 2))M >$cg/memory.reclaim 2>/dev/null
+check "g: huge folios in swap whole" \
+	test "$(stat0 swap_out_whole)" -gt "$whole0"
 before=$(stat0 swap_bytes)
-in_cg fallocate -p -o $((mb << 18)) -l $((mb << 18)) $m/f
+in_cg fallocate -p -o $((9 << 20)) -l $((6 << 20)) $m/f
 after=$(stat0 swap_bytes)
 check "punch: frees swap ($before -> $after bytes)" test "$after" -lt "$before"
-check "punch: the range reads as zeroes" \
-	cmp -s -n $((mb << 18)) -i $((mb << 18)):0 $m/f /dev/zero
-truncate -s $((mb << 18)) $m/f
+punched=$({ gen 7 2>/dev/null | head -c $((9 << 20))
+	head -c $((6 << 20)) /dev/zero
+	gen 7 | tail -c +$(((15 << 20) + 1)); } | md5sum | cut -d' ' -f1)
+check "punch: the range reads as zeroes, the rest as written" \
+	test "$(md5 $m/f)" = "$punched"
+echo $((mb * 2))M >$cg/memory.reclaim 2>/dev/null
+size=$(((7 << 20) + 12288))
+truncate -s $size $m/f
 check "truncate: frees swap ($(stat0 swap_bytes) bytes left)" \
 	test "$(stat0 swap_bytes)" -lt "$after"
+left=$(gen 7 2>/dev/null | head -c $size | md5sum | cut -d' ' -f1)
+check "truncate: what is left reads as written" test "$(md5 $m/f)" = "$left"
 rm $m/f
 check "unlink: no swap left ($(stat0 swap_bytes) bytes)" \
 	test "$(stat0 swap_bytes)" = 0
@@ -198,6 +224,8 @@ sum=$(write_in_cg $m-tmpfs/f 4)
 check "tmpfs: pages went to swap ($(swap_used) KiB)" \
 	test "$(swap_used)" -gt $((used0 + mb * 1024 / 4))
 check "tmpfs: reads back" test "$(md5 $m-tmpfs/f)" = "$sum"
+echo $((mb * 2))M >$cg/memory.reclaim 2>/dev/null
+echo max >$cg/memory.max
 check "tmpfs: through a mapping" test "$(mmap_md5 $cg $m-tmpfs/f)" = "$sum"
 rm $m-tmpfs/f
 check "tmpfs: unlink gives swap back ($(swap_used) KiB)" \
