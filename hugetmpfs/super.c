@@ -437,10 +437,11 @@ static int htmpfs_fill_super(struct super_block *sb, struct fs_context *fc)
  * namespace would let an unprivileged user pin RAM that tmpfs would let go:
  * the administrator opts in.
  */
-static bool htmpfs_userns_mount;
+/* As tmpfs allows them; without swap nothing could reclaim their memory. */
+static bool htmpfs_userns_mount = IS_ENABLED(CONFIG_SWAP);
 module_param_named(userns_mount, htmpfs_userns_mount, bool, 0644);
 MODULE_PARM_DESC(userns_mount,
-		 "allow mounts from user namespaces (default N: memory is unevictable)");
+		 "allow mounts from user namespaces (default Y, as tmpfs; N without CONFIG_SWAP)");
 
 static int htmpfs_get_tree(struct fs_context *fc)
 {

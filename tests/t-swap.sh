@@ -1,16 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Swap. With a zram swap device, files written from a memory cgroup limited
-# to 16 MiB go partly to swap, under each huge= policy, and read back
-# byte for byte by read() and through a mapping; st_blocks and size= keep
-# counting what is in swap. Huge folios go to swap whole, unless they hold
-# holes. A process's mapped pages are swapped out by memory.reclaim and
-# read back right; a MAP_PRIVATE copy stays private. SEEK_DATA/SEEK_HOLE
-# see swapped data as data. Truncate, hole punch and unlink give the swap
-# back, also where they cut a huge folio that is in swap whole. memory.swap.max=0 keeps pages in memory, and
-# so does the noswap mount option.
-# swapoff brings every page back, intact; umount gives the swap back.
-# tmpfs in the same boot, the same way, for comparison.
+# Swap. With a zram swap device, files of 16 MiB written from a memory
+# cgroup limited to 8 MiB go partly to swap, with huge folios and with
+# small pages, and read back byte for byte by read() and through a mapping;
+# st_blocks and size= keep counting what is in swap. Huge folios go to swap
+# whole, unless they hold holes. A process's mapped pages are swapped out by
+# memory.reclaim and read back right; a MAP_PRIVATE copy stays private.
+# SEEK_DATA/SEEK_HOLE see swapped data as data. Truncate, hole punch and
+# unlink give the swap back, also where they cut a huge folio that is in
+# swap whole. memory.swap.max=0 keeps pages in memory, and so does the
+# noswap mount option. swapoff brings every page back, intact; umount gives
+# the swap back. tmpfs in the same boot, the same way, for comparison.
 # timeout: 1200
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -18,7 +18,7 @@ root=/sys/fs/cgroup
 cg=$root/t-swap
 m=/mnt/t-swap
 zram=/sys/block/zram0
-mb=32
+mb=16
 
 [ -e $zram ] || { echo "no zram device (CONFIG_ZRAM)"; exit 77; }
 grep -qw memory $root/cgroup.controllers || { echo "no memory controller"; exit 2; }
@@ -52,7 +52,7 @@ mkswap /dev/zram0 >/dev/null || exit 2
 swapon /dev/zram0 || exit 2
 mkdir -p $m $m-tmpfs
 mkdir $cg || exit 2
-echo 16M >$cg/memory.max
+echo $((mb / 2))M >$cg/memory.max
 mount -t hugetmpfs -o huge=always none $m || exit 2
 sys=/sys/fs/hugetmpfs/$(mountpoint -d $m)
 stat0() { cat $sys/$1; }
@@ -205,7 +205,7 @@ check "swapoff: the pages came back" test "$(stat0 swap_in)" -gt "$in0"
 check "swapoff: reads back" test "$(md5 $m/f)" = "$sum"
 rm $m/f
 umount $m
-echo 16M >$cg/memory.max
+echo $((mb / 2))M >$cg/memory.max
 swapon /dev/zram0 || exit 2
 
 # 5b. umount with pages in swap gives the swap back.

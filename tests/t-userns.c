@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Containers, as tmpfs serves them: a mount made inside a user namespace by
- * its root (FS_USERNS_MOUNT, once the administrator allows it with the
- * module parameter userns_mount: EPERM before), with uid=/gid= limited to
+ * its root (FS_USERNS_MOUNT; allowed by default, as on tmpfs, and refused
+ * with EPERM once the administrator sets userns_mount=N), with uid=/gid= limited to
  * ids that namespace maps; and idmapped mounts (FS_ALLOW_IDMAP), where ownership is translated
  * both ways on create, stat, chown and ACLs, and a creator the idmap cannot
  * represent gets EOVERFLOW. Each on hugetmpfs, then on tmpfs in the same
@@ -135,6 +135,17 @@ static int inside(const char *dir)
 
 #define USERNS_PARAM "/sys/module/hugetmpfs/parameters/userns_mount"
 
+/* Does boolean module parameter @path say Y? */
+static int read_param_y(const char *path)
+{
+	char c = 0;
+	int fd = MUST(open(path, O_RDONLY));
+
+	MUST(read(fd, &c, 1));
+	close(fd);
+	return c == 'Y';
+}
+
 /* Try a mount from the namespace of @ns_pid: 0 or the errno. */
 static int mount_from_userns(pid_t ns_pid, const char *dir)
 {
@@ -165,7 +176,9 @@ static void userns_mount(pid_t ns_pid)
 	snprintf(dir, sizeof(dir), "/mnt/t-userns-%s", fs);
 	mkdir(dir, 0755);
 	if (!strcmp(fs, "hugetmpfs")) {
-		/* Off by default: the memory is unevictable until swap lands. */
+		/* On by default, as tmpfs: its memory can go to swap. */
+		CHECK(read_param_y(USERNS_PARAM),
+		      "%s: userns_mount is Y by default", fs);
 		MUST(write_file(USERNS_PARAM, "N"));
 		CHECK(mount_from_userns(ns_pid, dir) == EPERM,
 		      "%s: user namespace mount while userns_mount=N: %s", fs,
