@@ -433,11 +433,10 @@ static int htmpfs_fill_super(struct super_block *sb, struct fs_context *fc)
 }
 
 /*
- * Until hugetmpfs has swap its memory is unevictable, so a mount from a user
- * namespace would let an unprivileged user pin RAM that tmpfs would let go:
- * the administrator opts in.
+ * Mounts from user namespaces are allowed, as tmpfs allows them, where the
+ * memory can go to swap; without CONFIG_SWAP it is unevictable, and an
+ * unprivileged user could pin RAM: the administrator opts in.
  */
-/* As tmpfs allows them; without swap nothing could reclaim their memory. */
 static bool htmpfs_userns_mount = IS_ENABLED(CONFIG_SWAP);
 module_param_named(userns_mount, htmpfs_userns_mount, bool, 0644);
 MODULE_PARM_DESC(userns_mount,
