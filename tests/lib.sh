@@ -12,6 +12,8 @@ check() {
 	checks=$((checks + 1))
 	if ! "$@"; then
 		echo "FAIL: $what"
+		# At once in the console log too, for a long test cut short.
+		echo "<5>${0##*/}: FAIL: $what" >/dev/kmsg 2>/dev/null
 		fails=$((fails + 1))
 	fi
 }

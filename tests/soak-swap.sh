@@ -1,14 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make soak: swap at full size. A zram swap device; a memory cgroup with
-# memory.max a quarter of SOAK_SWAP_MB (default 1024, so 256M). Under each
-# huge= policy, SOAK_SWAP_MB written
-# from the cgroup goes mostly to swap and reads back byte for byte, by
-# read() and through a mapping, also on tmpfs in the same boot. A process of
-# the cgroup maps half as much and reads it back after memory.reclaim
-# swapped it out under it. Then fsx (the project's, SOAK_SWAP_OPS operations, default
-# 10,000) from the cgroup under each policy, its files going to swap and
-# back as it runs. swapoff at the end brings back what is left.
+# memory.max a quarter of SOAK_SWAP_MB (default 1024, so 256M). A process
+# of the cgroup maps half of SOAK_SWAP_MB and reads it back after
+# memory.reclaim swapped it out under it. fsx (the project's,
+# SOAK_SWAP_OPS operations, default 10,000) from the cgroup under each
+# policy, its files going to swap and back as it runs. Then under each
+# huge= policy SOAK_SWAP_MB written from the cgroup goes mostly to swap and
+# reads back byte for byte, by read() and through a mapping, also on tmpfs
+# in the same boot. swapoff at the end brings back what is left. Progress,
+# and each failed check, go to the console log as they happen.
 # timeout: 36000
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -40,22 +41,6 @@ limit=$((mb / 4))M
 echo $limit >$cg/memory.max
 
 seed=1
-for fs in hugetmpfs:always hugetmpfs:within_size hugetmpfs:never \
-	  tmpfs:always tmpfs:never; do
-	mount -t "${fs%:*}" -o huge="${fs#*:}" none $m || exit 2
-	progress "$fs: writing $mb MiB from the cgroup"
-	start=$SECONDS
-	gen_bytes $seed "$mb" | in_cg dd of=$m/f bs=2M iflag=fullblock status=none
-	sum=$(gen_bytes $seed "$mb" | md5sum | cut -d' ' -f1)
-	progress "$fs: written in $((SECONDS - start)) s; $(awk '$1 == "/dev/zram0" { print $4 }' /proc/swaps) KiB in swap"
-	check "$fs: in swap" test "$(awk '$1 == "/dev/zram0" { print $4 }' /proc/swaps)" -gt $((mb * 1024 / 2))
-	check "$fs: reads back" test "$(md5 $m/f)" = "$sum"
-	check "$fs: reads back through a mapping" test "$(mmap_md5 $cg $m/f)" = "$sum"
-	rm $m/f
-	umount $m
-	seed=$((seed + 1))
-done
-
 # A process maps half as much and reads it again after reclaim took it.
 half=$((mb / 2))
 mount -t hugetmpfs -o huge=always none $m || exit 2
@@ -79,6 +64,7 @@ EOF
 )
 check "mapped: reclaim swapped mapped pages" test "$(cat $sys/swap_out)" -gt "$out0"
 check "mapped: reads back" test "$got" = "$sum"
+progress "mapped: done; $checks checks so far, $fails failed"
 rm $m/f
 umount $m
 
@@ -91,9 +77,29 @@ for huge in always within_size never; do
 	progress "fsx under huge=$huge: $ops operations"
 	check "fsx under huge=$huge with swap" \
 		in_cg fsx -s $seed -n "$ops" -m 8 -f 4 -l 256 $m
-	echo "huge=$huge: $(cat $sys/swap_out) pages out, $(cat $sys/swap_in) in"
+	progress "fsx under huge=$huge: $(cat $sys/swap_out) pages out," \
+		"$(cat $sys/swap_in) in; $checks checks so far, $fails failed"
 	check "fsx under huge=$huge: pages went to swap" test "$(cat $sys/swap_out)" -gt 0
 	umount $m
+	seed=$((seed + 1))
+done
+
+# Each policy, and tmpfs, at full size; the longest part, so last.
+echo $limit >$cg/memory.max
+for fs in hugetmpfs:always hugetmpfs:within_size hugetmpfs:never \
+	  tmpfs:always tmpfs:never; do
+	mount -t "${fs%:*}" -o huge="${fs#*:}" none $m || exit 2
+	progress "$fs: writing $mb MiB from the cgroup"
+	start=$SECONDS
+	gen_bytes $seed "$mb" | in_cg dd of=$m/f bs=2M iflag=fullblock status=none
+	sum=$(gen_bytes $seed "$mb" | md5sum | cut -d' ' -f1)
+	progress "$fs: written in $((SECONDS - start)) s; $(awk '$1 == "/dev/zram0" { print $4 }' /proc/swaps) KiB in swap"
+	check "$fs: in swap" test "$(awk '$1 == "/dev/zram0" { print $4 }' /proc/swaps)" -gt $((mb * 1024 / 2))
+	check "$fs: reads back" test "$(md5 $m/f)" = "$sum"
+	check "$fs: reads back through a mapping" test "$(mmap_md5 $cg $m/f)" = "$sum"
+	rm $m/f
+	umount $m
+	progress "$fs: done; $checks checks so far, $fails failed"
 	seed=$((seed + 1))
 done
 
