@@ -42,6 +42,7 @@
  */
 #include <linux/mm.h>
 #include <linux/huge_mm.h>
+#include <linux/log2.h>
 #include <linux/notifier.h>
 #include <linux/pagemap.h>
 #include <linux/swap.h>
@@ -134,23 +135,21 @@ int htmpfs_writepage(struct page *page, struct writeback_control *wbc)
 	if (!filemap_invalidate_trylock_shared(mapping))
 		goto redirty;
 
-	if (folio_test_large(folio) && !htmpfs_swap_whole(inode, folio)) {
+	/*
+	 * add_to_swap() charges the swap to the folio's memory cgroup
+	 * (memory.swap.max). A large folio needs that many free slots in one
+	 * swap cluster: one that may not go whole, or finds no such room or
+	 * charge, goes page by page.
+	 */
+	if (folio_test_large(folio) &&
+	    !(htmpfs_swap_whole(inode, folio) && add_to_swap(folio))) {
 		folio = htmpfs_swap_split_folio(inode, folio, page, wbc);
 		if (!folio)
 			goto unlock;
 	}
-	/*
-	 * Charges the swap to the folio's memory cgroup (memory.swap.max). A
-	 * large folio needs that many free slots in one swap cluster: without
-	 * them, or without the charge, its pages go one by one.
-	 */
-	if (!add_to_swap(folio)) {
-		if (!folio_test_large(folio))
-			goto unlock;
-		folio = htmpfs_swap_split_folio(inode, folio, page, wbc);
-		if (!folio || !add_to_swap(folio))
-			goto unlock;
-	}
+	/* Unless it went whole: then it is in the swap cache already. */
+	if (!folio_test_swapcache(folio) && !add_to_swap(folio))
+		goto unlock;
 	/* It marked the folio dirty; it is being written now. */
 	folio_clear_dirty(folio);
 	nr = folio_nr_pages(folio);
@@ -369,8 +368,8 @@ put:
 
 /*
  * Free the swap entry @entry seen at @index if it lies in [@first, @last].
- * Return: the pages freed; 0 if the slot changed meanwhile; -1 if the entry
- * is large and only partly inside.
+ * Return: the pages freed; 0 if the slot changed meanwhile; minus its pages
+ * if the entry is large and only partly inside.
  */
 static long htmpfs_swap_drop(struct address_space *mapping, pgoff_t index,
 			     void *entry, pgoff_t first, pgoff_t last)
@@ -384,7 +383,7 @@ static long htmpfs_swap_drop(struct address_space *mapping, pgoff_t index,
 		nr = 1L << xas_get_order(&xas);
 		base = round_down(index, nr);
 		if (base < first || base + nr - 1 > last)
-			nr = -1;
+			nr = -nr;
 		else
 			xas_store(&xas, NULL);	/* the whole entry */
 	}
@@ -424,10 +423,8 @@ void htmpfs_swap_free(struct inode *inode, pgoff_t first, pgoff_t last)
 		if (!nr)
 			continue;	/* changed meanwhile: look again */
 		if (nr < 0) {
-			order = htmpfs_swap_order(mapping, index, entry);
-			if (order <= 0)
-				continue;
-			base = round_down(index, 1 << order);
+			order = ilog2(-nr);
+			base = round_down(index, -nr);
 			folio = htmpfs_swap_split_entry(mapping, base, order,
 							entry, GFP_KERNEL |
 							__GFP_NOFAIL);
@@ -439,7 +436,7 @@ void htmpfs_swap_free(struct inode *inode, pgoff_t first, pgoff_t last)
 				folio_unlock(folio);
 				folio_put(folio);
 			} else if (WARN_ON_ONCE(folio != ERR_PTR(-EEXIST))) {
-				index = base + (1 << order);
+				index = base - nr;
 			}
 			continue;
 		}
