@@ -54,9 +54,10 @@ retry() {
 	done
 }
 
-# md5 FILE: the MD5 of FILE, read with read(2)
+# md5 [FILE]: the MD5 of FILE, read with read(2), or of standard input
+# (the guest's /dev has no /dev/stdin link)
 md5() {
-	md5sum <"$1" | cut -d' ' -f1
+	if [ $# = 0 ]; then md5sum; else md5sum <"$1"; fi | cut -d' ' -f1
 }
 
 # in_cgroup CG CMD...: run CMD in the cgroup directory CG

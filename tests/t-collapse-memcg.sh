@@ -28,7 +28,6 @@ restore() {
 }
 trap restore EXIT
 
-
 mkdir -p $m $m-tmpfs
 mount -t hugetmpfs -o huge=never none $m || exit 2
 sys=/sys/fs/hugetmpfs/$(mountpoint -d $m)

@@ -44,7 +44,7 @@ mount -o remount,huge=never . || exit 2
 echo N >$p/collapse_thread
 dd if=/dev/urandom of=a bs=4k count=$((size_mb * 256)) status=none
 cp a b
-sum=$(md5sum <a | cut -d' ' -f1)
+sum=$(md5 a)
 check "written in small pages" test "$(huge_folios a)" = 0
 
 # A process maps b shared, reads it all (PTEs), waits, reads it again.
@@ -76,22 +76,22 @@ read -r digest kb <<<"$(tail -n1 mapper.out)"
 check "the mapper reads the same data ($digest)" test "$digest" = "$sum"
 check "through PMD entries now ($kb kB)" test "${kb:-0}" -ge $((size_mb * 1024 * 99 / 100))
 echo 3 >/proc/sys/vm/drop_caches
-check "a: data unchanged" test "$(md5sum <a | cut -d' ' -f1)" = "$sum"
-check "b: data unchanged" test "$(md5sum <b | cut -d' ' -f1)" = "$sum"
+check "a: data unchanged" test "$(md5 a)" = "$sum"
+check "b: data unchanged" test "$(md5 b)" = "$sum"
 rm -f a b go mapper.out
 
 # Written while huge_override=deny held every mount to small pages: queued
 # when it lets go.
 echo deny >$p/huge_override
 dd if=/dev/urandom of=c bs=4k count=1024 status=none
-sum=$(md5sum <c | cut -d' ' -f1)
+sum=$(md5 c)
 check "c: small pages under huge_override=deny" test "$(huge_folios c)" = 0
 echo none >$p/huge_override
 start=$SECONDS
 wait_for 600 test_huge c 2
 echo "c: huge $((SECONDS - start)) s after huge_override=none"
 check "c: huge once huge_override=none" test "$(huge_folios c)" = 2
-check "c: data unchanged" test "$(md5sum <c | cut -d' ' -f1)" = "$sum"
+check "c: data unchanged" test "$(md5 c)" = "$sum"
 rm -f c
 
 # huge=advise leaves it to the mapping: e is mapped by a process that asked
@@ -99,7 +99,7 @@ rm -f c
 mount -o remount,huge=advise . || exit 2
 dd if=/dev/urandom of=e bs=4k count=1024 status=none
 cp e f
-sum=$(md5sum <e | cut -d' ' -f1)
+sum=$(md5 e)
 mkfifo go go-f
 "$HT_TESTS/pmd-mapper.py" --hugepage e go >mapper.out &
 mapper=$!
@@ -116,7 +116,7 @@ mapper= mapper_f=
 read -r digest kb <<<"$(tail -n1 mapper.out)"
 check "e: the mapper reads the same data ($digest)" test "$digest" = "$sum"
 check "e: through PMD entries now ($kb kB)" test "${kb:-0}" = 4096
-check "e: data unchanged" test "$(md5sum <e | cut -d' ' -f1)" = "$sum"
+check "e: data unchanged" test "$(md5 e)" = "$sum"
 rm -f e f go go-f mapper.out mapper-f.out
 mount -o remount,huge=always . || exit 2
 
@@ -127,7 +127,7 @@ echo 3600000 >$p/collapse_scan_sleep_ms
 echo 512 >$p/collapse_pages_to_scan
 echo deny >$p/huge_override
 dd if=/dev/urandom of=g bs=4k count=2048 status=none
-sum=$(md5sum <g | cut -d' ' -f1)
+sum=$(md5 g)
 scanned=$(cat $sys/collapse_scanned)
 echo none >$p/huge_override
 scanned_more() { [ "$(cat $sys/collapse_scanned)" -ge $((scanned + $1)) ]; }
@@ -135,7 +135,7 @@ check "g: the first range tried" wait_for 300 scanned_more 1
 check "g: then the thread pauses" test "$(cat $sys/collapse_scanned)" = $((scanned + 1))
 echo 10 >$p/collapse_scan_sleep_ms
 check "g: the other three tried once the pause is 10 ms" wait_for 300 scanned_more 4
-check "g: data unchanged" test "$(md5sum <g | cut -d' ' -f1)" = "$sum"
+check "g: data unchanged" test "$(md5 g)" = "$sum"
 rm -f g
 echo 32768 >$p/collapse_pages_to_scan
 
@@ -146,7 +146,7 @@ echo 32768 >$p/collapse_pages_to_scan
 echo 3600000 >$p/collapse_scan_sleep_ms
 echo deny >$p/huge_override
 dd if=/dev/urandom of=h bs=4k count=2048 status=none
-sum=$(md5sum <h | cut -d' ' -f1)
+sum=$(md5 h)
 mkfifo go-h
 "$HT_TESTS/hold-page" h 8192 go-h >hold.out &
 holder=$!
@@ -160,7 +160,7 @@ wait "$holder"
 holder=
 echo 3600000 >$p/collapse_scan_sleep_ms
 check "h: collapsed on the next sweep, once let go" wait_for 300 test_huge h 4
-check "h: data unchanged" test "$(md5sum <h | cut -d' ' -f1)" = "$sum"
+check "h: data unchanged" test "$(md5 h)" = "$sum"
 rm -f h go-h hold.out
 
 # fsx while the thread collapses whatever it can, as often as it can.

@@ -44,7 +44,7 @@ gen() { gen_bytes "$1" $mb; }
 # made from the generator, not from the file
 write_in_cg() {
 	gen "$2" | in_cg dd of="$1" bs=2M iflag=fullblock status=none
-	gen "$2" | md5sum | cut -d' ' -f1
+	gen "$2" | md5
 }
 
 echo 512M >$zram/disksize || exit 2
@@ -93,7 +93,7 @@ check "reclaim swaps huge folios out whole ($(stat0 swap_out_whole))" \
 	test "$(stat0 swap_out_whole)" -gt "$whole0"
 # A huge folio with holes is split, its pages swapped one by one.
 gen_bytes 8 1 | in_cg dd of=$m/h bs=1M iflag=fullblock status=none
-hsum=$(gen_bytes 8 1 | md5sum | cut -d' ' -f1)
+hsum=$(gen_bytes 8 1 | md5)
 check "h: one huge folio, half of it holes" test_huge $m/h 1
 echo $((mb * 2))M >$cg/memory.reclaim 2>/dev/null
 check "a huge folio with holes is split to swap ($(stat0 swap_splits))" \
@@ -150,7 +150,7 @@ after=$(stat0 swap_bytes)
 check "punch: frees swap ($before -> $after bytes)" test "$after" -lt "$before"
 punched=$({ gen 7 2>/dev/null | head -c $((9 << 20))
 	head -c $((6 << 20)) /dev/zero
-	gen 7 | tail -c +$(((15 << 20) + 1)); } | md5sum | cut -d' ' -f1)
+	gen 7 | tail -c +$(((15 << 20) + 1)); } | md5)
 check "punch: the range reads as zeroes, the rest as written" \
 	test "$(md5 $m/f)" = "$punched"
 echo $((mb * 2))M >$cg/memory.reclaim 2>/dev/null
@@ -158,7 +158,7 @@ size=$(((7 << 20) + 12288))
 truncate -s $size $m/f
 check "truncate: frees swap ($(stat0 swap_bytes) bytes left)" \
 	test "$(stat0 swap_bytes)" -lt "$after"
-left=$(gen 7 2>/dev/null | head -c $size | md5sum | cut -d' ' -f1)
+left=$(gen 7 2>/dev/null | head -c $size | md5)
 check "truncate: what is left reads as written" test "$(md5 $m/f)" = "$left"
 rm $m/f
 check "unlink: no swap left ($(stat0 swap_bytes) bytes)" \
@@ -189,7 +189,7 @@ check "noswap: shown in the options" grep -q "$m-noswap hugetmpfs .*noswap" /pro
 check "noswap: a remount cannot add it to another mount" \
 	bash -c "! mount -o remount,noswap $m 2>/dev/null"
 gen 5 | in_cg dd of=$m-noswap/f bs=2M iflag=fullblock status=none
-nsum=$(gen 5 | md5sum | cut -d' ' -f1)
+nsum=$(gen 5 | md5)
 nsys=/sys/fs/hugetmpfs/$(mountpoint -d $m-noswap)
 echo $((mb * 2))M >$cg/memory.reclaim 2>/dev/null
 check "noswap: nothing went to swap" test "$(cat $nsys/swap_out)" = 0
