@@ -35,7 +35,7 @@ EXPECTED = {
     "frag": ["write_4k", "pmd_fraction_0s", "background_mb_s", "background_cpu",
              "unthrottled_mb_s", "unthrottled_cpu", "pmd_fraction_unthrottled",
              "idle_cpu", "collapse", "pmd_fraction_collapsed"],
-    "swap": ["write", "read", "swapin"],
+    "swap": ["write", "read", "swapped", "swapin"],
 }
 PEAKS = ["peak_shmem", "peak_page_tables"]
 
@@ -47,7 +47,7 @@ DESCRIBE = {
     "smallfiles": "many files of one size: create rate, memory per byte of data (Shmem and statfs) before and after drop_caches 2 (which runs the hole shrinker), and how long that pass takes",
     "meta": "create / stat / rename / unlink of empty files",
     "share": "two processes map one file already in memory: page-table memory, time to touch every page the first time and again",
-    "swap": "through swap (zram), from a memory cgroup limited to half the file: write() of the file in 1 MiB blocks (half of it goes out as it is written), read() of it all back, checked (swapping in and out), then memory.reclaim of all of it and a second read: the rate at which a file swapped out comes back",
+    "swap": "through swap (zram), from a memory cgroup limited to half the file: write() of the file in 1 MiB blocks (half of it goes out as it is written), read() of it all back, checked (swapping in and out), then memory.reclaim of all of it (swapped: the MB in swap after it) and a second read: the rate at which a file swapped out comes back",
     "frag": "file written in 4 KiB pieces with huge pages unavailable, then available again and kept mapped: the background agent (hugetmpfs's collapse thread; khugepaged for tmpfs) at its defaults, then unthrottled (no pause, 1 GiB passes): rate made huge (MB/s) and its CPU use (% of one CPU), then idle; a second file collapsed explicitly with the agent paused (HUGETMPFS_IOC_COLLAPSE; MADV_COLLAPSE on tmpfs): time and fraction after",
 }
 

@@ -4,9 +4,10 @@
  * SIZE (the driver sets it up, with a swap device), write a file of SIZE in
  * 1 MiB writes, so that half of it has to go to swap as it is written, and
  * read it back (every byte checked), which swaps in what went out and out
- * what came in. Then memory.reclaim pushes the whole file out and it is
- * read again: the time to swap a file in. Data differs in every 8 bytes, so
- * that zram cannot store it for nothing.
+ * what came in. Then memory.reclaim pushes the whole file out (how much of
+ * it went is reported: the cgroup's swap use) and it is read again: the
+ * time to swap a file in. Data differs in every 8 bytes, so that zram
+ * cannot store it for nothing.
  *
  *	swap FILE SIZE CGROUP		e.g. swap /mnt/b/f 1g /sys/fs/cgroup/b
  */
@@ -27,6 +28,24 @@ static void write_to(const char *file, const char *what)
 	if (fd < 0 || write(fd, what, strlen(what)) != (ssize_t)strlen(what))
 		die("%s: %s", file, what);
 	close(fd);
+}
+
+/* The number in a cgroup file, such as memory.swap.current. */
+static double read_num(const char *cgroup, const char *name)
+{
+	char path[4096], num[32] = "";
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", cgroup, name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		die("%s", path);
+	n = read(fd, num, sizeof(num) - 1);
+	close(fd);
+	if (n <= 0)
+		die("%s", path);
+	return strtod(num, NULL);
 }
 
 /* Read the file back; every byte must be what was written. */
@@ -90,6 +109,7 @@ int main(int argc, char **argv)
 	if (write(fd, num, strlen(num)) < 0 && errno != EAGAIN)
 		die("%s", path);
 	close(fd);
+	figure("swapped", read_num(argv[3], "memory.swap.current") / 1e6, "MB");
 	fd = open(argv[1], O_RDONLY);
 	if (fd < 0)
 		die("%s", argv[1]);

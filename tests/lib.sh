@@ -4,6 +4,9 @@
 # check failed or none ran.
 
 fails=0 checks=0
+# Seconds from the previous check to the end of each, for done_checks to
+# name the slow stretches of a test (suite time is a budget).
+check_last=$SECONDS check_spans=()
 
 # check DESCRIPTION COMMAND...: run COMMAND; its failure is a failed check.
 check() {
@@ -16,9 +19,16 @@ check() {
 		echo "<5>${0##*/}: FAIL: $what" >/dev/kmsg 2>/dev/null
 		fails=$((fails + 1))
 	fi
+	check_spans+=("$((SECONDS - check_last)) $what")
+	check_last=$SECONDS
 }
 
 done_checks() {
+	local slow
+	slow=$(printf '%s\n' "${check_spans[@]}" | sort -rn | head -n3 |
+		awk '$1 >= 5 { printf "%s%s s up to \"%s\"", n++ ? "; " : "", $1,
+			substr($0, length($1) + 2) }')
+	[ -z "$slow" ] || echo "slowest: $slow"
 	echo "$1: $checks checks, $fails failed"
 	[ "$fails" -eq 0 ] && [ "$checks" -gt 0 ]
 }
