@@ -10,6 +10,7 @@
  */
 #include <linux/fs.h>
 #include <linux/fileattr.h>
+#include <linux/iversion.h>
 #include <linux/stat.h>
 
 #include "internal.h"
@@ -88,6 +89,7 @@ int htmpfs_fileattr_set(struct mnt_idmap *idmap, struct dentry *dentry,
 				  fa->flags);
 	htmpfs_apply_flags(inode, info->fsflags);
 	inode_set_ctime_current(inode);
+	inode_inc_iversion(inode);
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <linux/mm.h>
 #include <linux/huge_mm.h>
 #include <linux/falloc.h>
+#include <linux/iversion.h>
 #include <linux/pagemap.h>
 #include <linux/posix_acl.h>
 #include <linux/swap.h>
@@ -155,6 +156,7 @@ static long htmpfs_fallocate(struct file *file, int mode, loff_t offset,
 		htmpfs_punch(inode, offset, end);
 		filemap_invalidate_unlock(mapping);
 		inode_set_mtime_to_ts(inode, inode_set_ctime_current(inode));
+		inode_inc_iversion(inode);
 	}
 
 	if (!(mode & FALLOC_FL_PUNCH_HOLE)) {

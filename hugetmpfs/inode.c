@@ -4,6 +4,7 @@
  */
 #include <linux/mm.h>
 #include <linux/huge_mm.h>
+#include <linux/iversion.h>
 #include <linux/pagemap.h>
 #include <linux/posix_acl.h>
 #include <linux/random.h>
@@ -266,6 +267,8 @@ int htmpfs_setattr(struct mnt_idmap *idmap, struct dentry *dentry,
 		}
 	}
 	setattr_copy(idmap, inode, attr);
+	if (attr->ia_valid & ATTR_CTIME)
+		inode_inc_iversion(inode);
 	if (attr->ia_valid & ATTR_MODE)
 		return posix_acl_chmod(idmap, dentry, inode->i_mode);
 	return 0;

@@ -409,7 +409,13 @@ static int htmpfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_op = &htmpfs_super_ops;
 	sb->s_xattr = htmpfs_xattr_handlers;
 	sb->s_export_op = &htmpfs_export_ops;
-	sb->s_flags |= SB_POSIXACL;
+	/*
+	 * SB_I_VERSION: NFSv4's change attribute counts changes rather than
+	 * reading ctime, which two changes in one tick share. SB_NOSEC: a
+	 * write skips looking for suid bits and security xattrs once the
+	 * VFS has seen that the file has none. Both as tmpfs.
+	 */
+	sb->s_flags |= SB_POSIXACL | SB_I_VERSION | SB_NOSEC;
 	sb->s_time_gran = 1;
 	err = htmpfs_quota_mount(sb);
 	if (err)

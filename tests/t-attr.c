@@ -5,8 +5,11 @@
  * enforced on every path, inherited from directories, refused for flags
  * that do not exist here and for users without the capability; statx birth
  * time and attributes; and the filesystem identity ioctls
- * (FS_IOC_GETFSUUID, FS_IOC_GETFSSYSFSPATH). Each on hugetmpfs, then on
- * tmpfs in the same boot.
+ * (FS_IOC_GETFSUUID, FS_IOC_GETFSSYSFSPATH); a write, fallocate or truncate
+ * by a user without CAP_FSETID drops suid and sgid, and any write drops
+ * security.capability, also after earlier writes found nothing to drop
+ * (the VFS then caches that in S_NOSEC). Each on hugetmpfs, then on tmpfs
+ * in the same boot.
  */
 #include <fcntl.h>
 #include <linux/fs.h>
@@ -304,12 +307,73 @@ static void birth_time(void)
 	MUST(unlink("bt2"));
 }
 
+/* In a child as uid 1000 (no CAP_FSETID): @what on "kp"; its status */
+static int as_user(int what)
+{
+	int fd, status;
+	pid_t pid = MUST(fork());
+
+	if (!pid) {
+		if (setgid(1000) || setuid(1000))
+			_exit(2);
+		fd = open("kp", O_WRONLY);
+		if (fd < 0)
+			_exit(3);
+		if (what == 0 && pwrite(fd, "u", 1, 1) != 1)
+			_exit(4);
+		if (what == 1 && fallocate(fd, 0, 0, 8192))
+			_exit(5);
+		if (what == 2 && ftruncate(fd, 4096))
+			_exit(6);
+		_exit(0);
+	}
+	MUST(waitpid(pid, &status, 0));
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+static mode_t mode_of(const char *path)
+{
+	struct stat st;
+
+	MUST(stat(path, &st));
+	return st.st_mode & 07777;
+}
+
+static void kill_privs(void)
+{
+	static const char *const how[] = { "write", "fallocate", "ftruncate" };
+	/* VFS_CAP_REVISION_2, CAP_NET_RAW permitted */
+	const __u32 cap[5] = { 0x02000000, 1 << 13, 0, 0, 0 };
+	char buf[32];
+	int fd;
+
+	make("kp", "x");
+	fd = MUST(open("kp", O_WRONLY));
+	/* Finds nothing to drop: from now on the VFS may skip looking. */
+	MUST(pwrite(fd, "r", 1, 0));
+	for (int i = 0; i < 3; i++) {
+		MUST(fchmod(fd, 06777));
+		CHECK(as_user(i) == 0, "%s as uid 1000", how[i]);
+		CHECK(mode_of("kp") == 0777, "%s kept suid/sgid: %04o",
+		      how[i], mode_of("kp"));
+	}
+	/* As root too: a capability set is dropped by any write. */
+	CHECK(fsetxattr(fd, "security.capability", cap, sizeof(cap), 0) == 0,
+	      "set security.capability: %s", strerror(errno));
+	MUST(pwrite(fd, "r", 1, 0));
+	CHECK(fgetxattr(fd, "security.capability", buf, sizeof(buf)) < 0 &&
+	      errno == ENODATA, "security.capability survived a write");
+	close(fd);
+	MUST(unlink("kp"));
+}
+
 static void body(void)
 {
 	immutable();
 	append_only();
 	others();
 	birth_time();
+	kill_privs();
 }
 
 /* Two mounts, two UUIDs; the sysfs path is the statistics directory. */
