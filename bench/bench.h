@@ -100,6 +100,26 @@ static inline long meminfo_kb(const char *field)
 	return v;
 }
 
+/* Write @val to the file @path (a sysfs or cgroup knob) */
+static inline void put_file(const char *path, const char *val)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(val, f) < 0 || fclose(f))
+		die("write %s to %s", val, path);
+}
+
+/* The first line of the file @path, without its newline, in @buf */
+static inline void get_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	if (!f || !fgets(buf, len, f))
+		die("read %s", path);
+	fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
+}
+
 static inline void drop_caches(const char *what)
 {
 	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);

@@ -73,30 +73,18 @@ static double pmd_fraction(size_t size)
 	return (meminfo_kb("ShmemHugePages") - base_kb) * 1024.0 / size;
 }
 
-static void put(const char *path, const char *val)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f || fputs(val, f) < 0 || fclose(f))
-		die("write %s to %s", val, path);
-}
-
 /* The current value of a knob, "[selected]" form (shmem_enabled) unpacked */
 static void get(const char *path, char *buf, size_t len)
 {
-	FILE *f = fopen(path, "r");
 	char *b, *e;
 
-	if (!f || !fgets(buf, len, f))
-		die("read %s", path);
-	fclose(f);
+	get_line(path, buf, len);
 	b = strchr(buf, '[');
 	e = b ? strchr(b, ']') : NULL;
 	if (b && e) {
 		*e = 0;
 		memmove(buf, b + 1, strlen(b + 1) + 1);
 	}
-	buf[strcspn(buf, "\n")] = 0;
 }
 
 static int find_pid(const char *comm)
@@ -159,7 +147,7 @@ static char *fragmented(const char *path, size_t size, struct agent *a,
 	double t;
 	int fd;
 
-	put(a->deny, a->deny_val);
+	put_file(a->deny, a->deny_val);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0)
 		die("%s", path);
@@ -172,7 +160,7 @@ static char *fragmented(const char *path, size_t size, struct agent *a,
 	if (!write_timed++)
 		figure("write_4k", size / (now() - t) / 1e6, "MB/s");
 	/* Allowed again before mmap: the address is then 2 MiB aligned. */
-	put(a->deny, a->deny_old);
+	put_file(a->deny, a->deny_old);
 	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED)
 		die("mmap");
@@ -278,13 +266,13 @@ int main(int argc, char **argv)
 
 	/* 2: a second file, the agent unthrottled. */
 	base_kb = meminfo_kb("ShmemHugePages");
-	put(a->sleep, a->fast_sleep);
-	put(a->pages, a->fast_pages);
+	put_file(a->sleep, a->fast_sleep);
+	put_file(a->pages, a->fast_pages);
 	map = fragmented(path, size, a, NULL);
 	watch(a, size, 3.0 * seconds, 0, "unthrottled");
 	figure("pmd_fraction_unthrottled", pmd_fraction(size), "fraction");
-	put(a->sleep, a->sleep_old);
-	put(a->pages, a->pages_old);
+	put_file(a->sleep, a->sleep_old);
+	put_file(a->pages, a->pages_old);
 
 	/* 3: at its defaults again, with nothing left to do. */
 	t = now();
@@ -295,8 +283,8 @@ int main(int argc, char **argv)
 
 	/* 4: the explicit collapse, the agent paused. */
 	if (a->paused_pages)
-		put(a->pages, a->paused_pages);
-	put(a->pause, a->pause_val);
+		put_file(a->pages, a->paused_pages);
+	put_file(a->pause, a->pause_val);
 	base_kb = meminfo_kb("ShmemHugePages");
 	map = fragmented(path, size, a, &fd);
 	t = now();
@@ -311,8 +299,8 @@ int main(int argc, char **argv)
 	}
 	figure("collapse", (now() - t) * 1e3, "ms");
 	figure("pmd_fraction_collapsed", pmd_fraction(size), "fraction");
-	put(a->pause, a->pause_old);
-	put(a->pages, a->pages_old);
+	put_file(a->pause, a->pause_old);
+	put_file(a->pages, a->pages_old);
 	close(fd);
 	done_with(path, map, size);
 	return 0;

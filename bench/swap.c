@@ -21,30 +21,13 @@ static void fill(uint64_t *buf, size_t off)
 		buf[i] = (off / 8 + i) * 0x9e3779b97f4a7c15ULL;
 }
 
-static void write_to(const char *file, const char *what)
-{
-	int fd = open(file, O_WRONLY);
-
-	if (fd < 0 || write(fd, what, strlen(what)) != (ssize_t)strlen(what))
-		die("%s: %s", file, what);
-	close(fd);
-}
-
 /* The number in a cgroup file, such as memory.swap.current. */
 static double read_num(const char *cgroup, const char *name)
 {
-	char path[4096], num[32] = "";
-	ssize_t n;
-	int fd;
+	char path[4096], num[32];
 
 	snprintf(path, sizeof(path), "%s/%s", cgroup, name);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		die("%s", path);
-	n = read(fd, num, sizeof(num) - 1);
-	close(fd);
-	if (n <= 0)
-		die("%s", path);
+	get_line(path, num, sizeof(num));
 	return strtod(num, NULL);
 }
 
@@ -84,7 +67,7 @@ int main(int argc, char **argv)
 		die("memory");
 	snprintf(path, sizeof(path), "%s/cgroup.procs", argv[3]);
 	snprintf(num, sizeof(num), "%d", getpid());
-	write_to(path, num);
+	put_file(path, num);
 
 	fd = open(argv[1], O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
