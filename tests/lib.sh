@@ -29,6 +29,7 @@ done_checks() {
 		awk '$1 >= 5 { printf "%s%s s up to \"%s\"", n++ ? "; " : "", $1,
 			substr($0, length($1) + 2) }')
 	[ -z "$slow" ] || echo "slowest: $slow"
+	rm -rf "$seeds"
 	echo "$1: $checks checks, $fails failed"
 	[ "$fails" -eq 0 ] && [ "$checks" -gt 0 ]
 }
@@ -84,6 +85,28 @@ gen_bytes() {
 r = random.Random(int(sys.argv[1]))
 for _ in range(int(sys.argv[2])):
     sys.stdout.buffer.write(r.randbytes(1 << 20))' "$1" "$2"
+}
+
+# seed N MB: the path of a file of gen_bytes N MB, made once per test in
+# $seeds (done_checks removes it), with its MD5 next to it: tests compare
+# what they wrote with it several times, and each python3 started costs
+# half a second under TCG and KASAN.
+seeds=/tmp/seeds.$$
+seed() {
+	local f=$seeds/$1-$2
+	if [ ! -f "$f" ]; then
+		mkdir -p "$seeds"
+		gen_bytes "$1" "$2" >"$f.new" && md5 "$f.new" >"$f.md5" &&
+			mv "$f.new" "$f"
+	fi
+	echo "$f"
+}
+
+# seed_md5 N MB: the MD5 of seed N MB
+seed_md5() {
+	local f
+	f=$(seed "$1" "$2")
+	echo "$(<"$f.md5")"
 }
 
 # mmap_md5 CG FILE: the MD5 of FILE read through a shared mapping, by a

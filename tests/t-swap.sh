@@ -30,21 +30,24 @@ restore() {
 	swapoff /dev/zram0 2>/dev/null
 	echo 1 >$zram/reset
 	rmdir $cg 2>/dev/null
+	rm -rf "$seeds"
 }
 trap restore EXIT
 
 # KiB of the zram device in use, as /proc/swaps says
-swap_used() { awk '$1 == "/dev/zram0" { print $4 }' /proc/swaps; }
+swap_used() {
+	local dev _type _size used _prio
+	while read -r dev _type _size used _prio; do
+		[ "$dev" = /dev/zram0 ] && echo "$used"
+	done </proc/swaps
+}
 # run CMD... in the cgroup
 in_cg() { in_cgroup "$cg" "$@"; }
-# gen SEED: $mb MiB of pseudo-random bytes, the same for the same SEED
-gen() { gen_bytes "$1" $mb; }
-# write_in_cg FILE SEED: write gen SEED to FILE from the cgroup, in 2 MiB
-# writes (within_size gives an appending writer huge folios); print its MD5,
-# made from the generator, not from the file
+# write_in_cg FILE SEED: write seed SEED to FILE from the cgroup, in 2 MiB
+# writes (within_size gives an appending writer huge folios); print its MD5
 write_in_cg() {
-	gen "$2" | in_cg dd of="$1" bs=2M iflag=fullblock status=none
-	gen "$2" | md5
+	in_cg dd if="$(seed "$2" $mb)" of="$1" bs=2M status=none
+	seed_md5 "$2" $mb
 }
 
 echo 512M >$zram/disksize || exit 2
@@ -55,7 +58,7 @@ mkdir $cg || exit 2
 echo $((mb / 2))M >$cg/memory.max
 mount -t hugetmpfs -o huge=always none $m || exit 2
 sys=/sys/fs/hugetmpfs/$(mountpoint -d $m)
-stat0() { cat $sys/$1; }
+stat0() { echo "$(<$sys/$1)"; }
 
 # 1. Huge folios and small pages: write from the cgroup, read back from
 # outside it. (within_size makes huge folios of these appends as always
@@ -92,8 +95,8 @@ echo $((mb / 2))M >$cg/memory.reclaim
 check "reclaim swaps huge folios out whole ($(stat0 swap_out_whole))" \
 	test "$(stat0 swap_out_whole)" -gt "$whole0"
 # A huge folio with holes is split, its pages swapped one by one.
-gen_bytes 8 1 | in_cg dd of=$m/h bs=1M iflag=fullblock status=none
-hsum=$(gen_bytes 8 1 | md5)
+in_cg dd if="$(seed 8 1)" of=$m/h bs=1M status=none
+hsum=$(seed_md5 8 1)
 check "h: one huge folio, half of it holes" test_huge $m/h 1
 echo $((mb * 2))M >$cg/memory.reclaim 2>/dev/null
 check "a huge folio with holes is split to swap ($(stat0 swap_splits))" \
@@ -139,7 +142,7 @@ check "MAP_PRIVATE: the file is not" test "$(md5 $m/f)" = "$sum"
 # out: the punch from 9 to 15 MiB and the truncate to 7 MiB + 12 KiB cut
 # the 2 MiB ranges at 8, 14 and 6 MiB.
 rm $m/f
-gen 7 | in_cg dd of=$m/f bs=2M iflag=fullblock status=none
+in_cg dd if="$(seed 7 $mb)" of=$m/f bs=2M status=none
 whole0=$(stat0 swap_out_whole)
 echo $((mb * 2))M >$cg/memory.reclaim 2>/dev/null
 check "g: huge folios in swap whole" \
@@ -148,9 +151,9 @@ before=$(stat0 swap_bytes)
 in_cg fallocate -p -o $((9 << 20)) -l $((6 << 20)) $m/f
 after=$(stat0 swap_bytes)
 check "punch: frees swap ($before -> $after bytes)" test "$after" -lt "$before"
-punched=$({ gen 7 2>/dev/null | head -c $((9 << 20))
+punched=$({ head -c $((9 << 20)) "$(seed 7 $mb)"
 	head -c $((6 << 20)) /dev/zero
-	gen 7 | tail -c +$(((15 << 20) + 1)); } | md5)
+	tail -c +$(((15 << 20) + 1)) "$(seed 7 $mb)"; } | md5)
 check "punch: the range reads as zeroes, the rest as written" \
 	test "$(md5 $m/f)" = "$punched"
 echo $((mb * 2))M >$cg/memory.reclaim 2>/dev/null
@@ -158,7 +161,7 @@ size=$(((7 << 20) + 12288))
 truncate -s $size $m/f
 check "truncate: frees swap ($(stat0 swap_bytes) bytes left)" \
 	test "$(stat0 swap_bytes)" -lt "$after"
-left=$(gen 7 2>/dev/null | head -c $size | md5)
+left=$(head -c $size "$(seed 7 $mb)" | md5)
 check "truncate: what is left reads as written" test "$(md5 $m/f)" = "$left"
 rm $m/f
 check "unlink: no swap left ($(stat0 swap_bytes) bytes)" \
@@ -188,8 +191,8 @@ mount -t hugetmpfs -o noswap none $m-noswap || exit 2
 check "noswap: shown in the options" grep -q "$m-noswap hugetmpfs .*noswap" /proc/mounts
 check "noswap: a remount cannot add it to another mount" \
 	bash -c "! mount -o remount,noswap $m 2>/dev/null"
-gen 5 | in_cg dd of=$m-noswap/f bs=2M iflag=fullblock status=none
-nsum=$(gen 5 | md5)
+in_cg dd if="$(seed 5 $mb)" of=$m-noswap/f bs=2M status=none
+nsum=$(seed_md5 5 $mb)
 nsys=/sys/fs/hugetmpfs/$(mountpoint -d $m-noswap)
 echo $((mb * 2))M >$cg/memory.reclaim 2>/dev/null
 check "noswap: nothing went to swap" test "$(cat $nsys/swap_out)" = 0
