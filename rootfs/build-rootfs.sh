@@ -87,6 +87,12 @@ printf '127.0.0.1 localhost hugetmpfs-guest\n' >"$root/etc/hosts"
 printf '/dev/vda / ext4 rw 0 1\n' >"$root/etc/fstab"
 sed -i 's/^root:[^:]*:/root::/' "$root/etc/shadow"
 mkdir -p "$root/payload" "$root/mnt/huge" "$root/mnt/host"
+# The users fstests expects (fstests/run-fstests adds any missing): made
+# here once, not in every guest (useradd takes seconds under TCG).
+chroot "$root" groupadd fsgqa &&
+	for u in fsgqa fsgqa2 123456-fsgqa; do
+		chroot "$root" useradd -m -g fsgqa "$u" || exit 1
+	done || die "adding fstests' users failed"
 install -m 0755 "$here/init" "$root/sbin/hugetmpfs-init"
 rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
 

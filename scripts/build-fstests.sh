@@ -84,9 +84,13 @@ make -j"$(( $(nproc) + 1 ))" >"$dir/build.log" 2>&1 || {
 }
 [ -x ltp/fsx ] && [ -x ltp/fsstress ] || die "the build made no ltp/fsx"
 # The guest unpacks this into /var/lib/xfstests: the built tree without
-# objects and sources (about 6 MB compressed).
+# objects and sources, and without the tests of other file systems, which
+# check never runs here but would list (about 3 MB compressed; unpacking
+# all 4,700 files took 11 s of each t-fstests under KASAN and TCG).
+other_fs=(xfs btrfs ext4 f2fs overlay ceph cifs nfs ocfs2 udf perf selftest)
 tar -C "$dir" -czf "$tarball.tmp" --exclude='*.o' --exclude='*.lo' \
-	--exclude='*.[ch]' --exclude=autom4te.cache xfstests
+	--exclude='*.[ch]' --exclude=autom4te.cache \
+	"${other_fs[@]/#/--exclude=xfstests/tests/}" xfstests
 mv "$tarball.tmp" "$tarball"
 rm -rf "$dir/xfstests"
 find "$cache" -maxdepth 1 -name 'fstests-*' ! -name fstests-src \
