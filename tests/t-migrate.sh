@@ -42,8 +42,7 @@ def pfns():
         raw = p.read(n * 8)
     return [v & ((1 << 55) - 1) for v in struct.unpack("%dQ" % n, raw)]
 a = pfns()
-for _ in range(2):
-    open("/proc/sys/vm/compact_memory", "w").write("1")
+open("/proc/sys/vm/compact_memory", "w").write("1")
 # One page in each 2 MiB of the mapping, not the first of its folio.
 offline = [i * 512 + 7 for i in range(16)]
 for p in offline:
