@@ -67,16 +67,13 @@ start_nfs() {
 	mount -t nfs4 -o vers=4.2 127.0.0.1:/ $cli
 }
 
-# gen SEED: 8 MiB of pseudo-random bytes, the same for the same SEED
-gen() { gen_bytes "$1" 8; }
-
 run_checks() {
 	local fs=$1 sum lsum
 	echo "$fs: $(grep " $cli " /proc/mounts | cut -d' ' -f3,4 | cut -c1-80)"
 
 	# Written through NFS, read locally and through NFS (no client cache)
-	sum=$(gen 1 | md5)
-	gen 1 | dd of=$cli/f bs=1M iflag=fullblock status=none
+	sum=$(seed_md5 1 8)
+	dd if="$(seed 1 8)" of=$cli/f bs=1M status=none
 	check "$fs: written through NFS" test $? = 0
 	check "$fs: reads back locally" test "$(md5 $srv/f)" = "$sum"
 	echo 3 >/proc/sys/vm/drop_caches
@@ -87,8 +84,8 @@ run_checks() {
 	fi
 
 	# Written locally, read through NFS
-	lsum=$(gen 2 | md5)
-	gen 2 >$srv/g
+	lsum=$(seed_md5 2 8)
+	cp "$(seed 2 8)" $srv/g
 	check "$fs: written locally, reads back through NFS" \
 		test "$(md5 $cli/g)" = "$lsum"
 	# Close-to-open: the client's next open asks for the change attribute;
@@ -125,8 +122,8 @@ import os, sys
 fd = os.open(sys.argv[1], os.O_RDONLY)
 print(os.lseek(fd, 0, os.SEEK_HOLE))' $cli/f)" = $((2 << 20))
 	check "$fs: the rest reads as written" test "$(md5 $cli/f)" = \
-		"$({ gen 1 2>/dev/null | head -c $((2 << 20)); head -c $((2 << 20)) /dev/zero
-		     gen 1 | tail -c +$(((4 << 20) + 1)); } | md5)"
+		"$({ head -c $((2 << 20)) "$(seed 1 8)"; head -c $((2 << 20)) /dev/zero
+		     tail -c +$(((4 << 20) + 1)) "$(seed 1 8)"; } | md5)"
 
 	# User xattrs (RFC 8276) and locks
 	setfattr -n user.color -v blue $cli/f
