@@ -42,7 +42,7 @@ progress() {
 	echo "<5>${0##*/}: $*" >/dev/kmsg 2>/dev/null || :
 }
 
-# wait_for SECONDS COMMAND...: run COMMAND every half second until it
+# wait_for SECONDS COMMAND...: run COMMAND every 0.2 s until it
 # succeeds (return 0) or SECONDS have passed (return 1). For what the kernel
 # does in its own time: SECONDS bounds a hang, far above what it should take.
 wait_for() {
@@ -50,7 +50,7 @@ wait_for() {
 	shift
 	until "$@"; do
 		[ $SECONDS -ge $end ] && return 1
-		sleep 0.5
+		sleep 0.2
 	done
 }
 
@@ -66,9 +66,12 @@ retry() {
 }
 
 # md5 [FILE]: the MD5 of FILE, read with read(2), or of standard input
-# (the guest's /dev has no /dev/stdin link)
+# (the guest's /dev has no /dev/stdin link). Bash cuts the digest out: each
+# program started costs a tenth of a second or more under TCG and KASAN.
 md5() {
-	if [ $# = 0 ]; then md5sum; else md5sum <"$1"; fi | cut -d' ' -f1
+	local sum
+	if [ $# = 0 ]; then sum=$(md5sum); else sum=$(md5sum <"$1"); fi
+	echo "${sum%% *}"
 }
 
 # in_cgroup CG CMD...: run CMD in the cgroup directory CG
@@ -81,10 +84,7 @@ in_cgroup() {
 # gen_bytes SEED MB: MB MiB of pseudo-random bytes, the same for the same
 # SEED (so that what was written can be checked without reading it back)
 gen_bytes() {
-	python3 -c 'import random, sys
-r = random.Random(int(sys.argv[1]))
-for _ in range(int(sys.argv[2])):
-    sys.stdout.buffer.write(r.randbytes(1 << 20))' "$1" "$2"
+	gen-bytes "$1" "$2"
 }
 
 # seed N MB: the path of a file of gen_bytes N MB, made once per test in
@@ -119,7 +119,9 @@ print(hashlib.md5(mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)).hexdigest())' "
 
 # huge_folios FILE: how many huge folios FILE has (hugetmpfsctl stat)
 huge_folios() {
-	hugetmpfsctl stat "$1" | sed -n 's/.*huge folios \([0-9]*\).*/\1/p'
+	local s
+	s=$(hugetmpfsctl stat "$1")
+	[[ $s =~ huge\ folios\ ([0-9]+) ]] && echo "${BASH_REMATCH[1]}"
 }
 
 # test_huge FILE N: FILE has N huge folios

@@ -33,7 +33,8 @@ mount -t hugetmpfs -o huge=never none $m || exit 2
 sys=/sys/fs/hugetmpfs/$(mountpoint -d $m)
 mkdir $cg || exit 2
 # Only dd joins the cgroup: f is all it keeps charged there.
-bash -c "echo \$\$ >$cg/cgroup.procs && exec dd if=/dev/urandom of=$m/f bs=4k count=4096 status=none"
+gen-bytes 1 16 |
+	bash -c "echo \$\$ >$cg/cgroup.procs && exec dd of=$m/f bs=4k iflag=fullblock status=none"
 dd if=/dev/urandom of=$m/g bs=4k count=1024 status=none
 fsum=$(md5 $m/f) gsum=$(md5 $m/g)
 check "f: small pages" test_huge $m/f 0

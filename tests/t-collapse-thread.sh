@@ -43,7 +43,7 @@ not_write() {
 mount -o remount,huge=never . || exit 2
 echo N >$p/collapse_thread
 # huge=never gives small pages whatever the size of the writes.
-dd if=/dev/urandom of=a bs=1M count=$size_mb status=none
+gen-bytes 1 $size_mb >a
 cp a b
 sum=$(md5 a)
 check "written in small pages" test "$(huge_folios a)" = 0
@@ -84,7 +84,7 @@ rm -f a b go mapper.out
 # Written while huge_override=deny held every mount to small pages: queued
 # when it lets go.
 echo deny >$p/huge_override
-dd if=/dev/urandom of=c bs=4k count=1024 status=none
+gen-bytes 3 4 | dd of=c bs=4k iflag=fullblock status=none
 sum=$(md5 c)
 check "c: small pages under huge_override=deny" test "$(huge_folios c)" = 0
 echo none >$p/huge_override
@@ -98,7 +98,7 @@ rm -f c
 # huge=advise leaves it to the mapping: e is mapped by a process that asked
 # for huge pages, f by one that did not; both were written in small pages.
 mount -o remount,huge=advise . || exit 2
-dd if=/dev/urandom of=e bs=4k count=1024 status=none
+gen-bytes 4 4 | dd of=e bs=4k iflag=fullblock status=none
 cp e f
 sum=$(md5 e)
 mkfifo go go-f
@@ -127,7 +127,7 @@ mount -o remount,huge=always . || exit 2
 echo 3600000 >$p/collapse_scan_sleep_ms
 echo 512 >$p/collapse_pages_to_scan
 echo deny >$p/huge_override
-dd if=/dev/urandom of=g bs=4k count=2048 status=none
+gen-bytes 5 8 | dd of=g bs=4k iflag=fullblock status=none
 sum=$(md5 g)
 scanned=$(cat $sys/collapse_scanned)
 echo none >$p/huge_override
@@ -146,7 +146,7 @@ echo 32768 >$p/collapse_pages_to_scan
 # the second sweep collapses the fourth.
 echo 3600000 >$p/collapse_scan_sleep_ms
 echo deny >$p/huge_override
-dd if=/dev/urandom of=h bs=4k count=2048 status=none
+gen-bytes 6 8 | dd of=h bs=4k iflag=fullblock status=none
 sum=$(md5 h)
 mkfifo go-h
 "$HT_TESTS/hold-page" h 8192 go-h >hold.out &

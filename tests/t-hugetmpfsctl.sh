@@ -16,7 +16,7 @@ field() {
 }
 
 mount -o remount,huge=never . || exit 2
-head -c 8M /dev/urandom >f
+gen-bytes 1 8 >f
 sum=$(md5sum <f)
 check "stat: 8 MiB" test "$(field f size)" = 8388608
 check "stat: all small pages" test "$(field f 'small pages')" = 2048

@@ -20,7 +20,7 @@ vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 echo 1 >/proc/sys/vm/compact_unevictable_allowed
 for huge in never always; do
 	mount -o remount,huge=$huge . || exit 2
-	head -c $((64 << 20)) /dev/urandom >f
+	gen-bytes 1 64 >f
 	sum=$(md5sum <f)
 	before_shmem=$(shmem) before_used=$(used)
 	scanned=$(vmstat compact_migrate_scanned)
