@@ -37,7 +37,7 @@ deps:
 # check-series.sh: kernel/'s git am series gives kernel-prereq.patch's tree.
 kernel: deps
 	@scripts/check-series.sh
-	@scripts/build-kernel.sh debug >/dev/null
+	@MAKEFLAGS= scripts/build-kernel.sh debug >/dev/null
 
 rootfs: deps
 	@rootfs/build-rootfs.sh >/dev/null
@@ -48,7 +48,7 @@ define build-module
 	@rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 		--exclude='*.mod*' --exclude=modules.order --exclude=Module.symvers \
 		hugetmpfs include dkms.conf $(2)/
-	@$(MAKE) -s -C "$(1)" M=$(2)/hugetmpfs modules
+	@+$(MAKE) -s -C "$(1)" M=$(2)/hugetmpfs modules
 endef
 
 module: kernel
@@ -95,7 +95,7 @@ bench: bench-deps bench-module rootfs bench-bins
 # fstests built on the host; nothing (and its test skipped) without a source.
 FSTESTS_TGZ = $(shell scripts/build-fstests.sh --path 2>/dev/null)
 fstests-build: deps
-	@scripts/build-fstests.sh >/dev/null || [ $$? = 3 ]
+	@MAKEFLAGS= scripts/build-fstests.sh >/dev/null || [ $$? = 3 ]
 
 # make fstests [FSTESTS_ARGS='-g quick'] [FSTESTS_KERNEL=bench]
 FSTESTS_KERNEL ?= debug
@@ -127,6 +127,8 @@ check: check-build
 # Two at a time: on a cold run the guest image (mostly downloading and
 # unpacking) and fstests build while the kernel compiles. (A target of its
 # own: make expands check's recipe, with its $(wildcard), once this is done.)
+# The scripts that run make of their own get an empty MAKEFLAGS: they choose
+# their own -j, outside this make's jobserver.
 check-build:
 	@$(MAKE) --no-print-directory -j2 all deb
 
@@ -185,7 +187,7 @@ uninstall:
 # and the DKMS source tree it installs, for the guest's install-dkms.sh.
 DEB_DIR := $(BUILD)/deb
 deb: deps
-	@scripts/build-deb.sh $(DEB_DIR)
+	@MAKEFLAGS= scripts/build-deb.sh $(DEB_DIR)
 
 checkpatch: kernel
 	@perl "$(KDIR)/scripts/checkpatch.pl" --strict --no-tree -q \
