@@ -18,8 +18,9 @@ $bench/run-bench "$out" toy || fail "run-bench toy reported failed runs"
 python3 $bench/report.py --check "$out" || fail "results incomplete"
 python3 $bench/report.py "$out" >/dev/null || fail "report.py failed"
 [ -s "$out/report.md" ] || fail "no report.md"
-python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["rows"]' \
-	"$out/results.json" || fail "results.json unreadable"
+# results.json has rows (a Python start costs seconds under TCG and KASAN;
+# report.py --check read the same rows from results.csv)
+grep -q '^ *"rows": \[$' "$out/results.json" || fail "results.json has no rows"
 # The harness must leave the system as it found it.
 [ "$(cat /sys/module/hugetmpfs/parameters/huge_override)" = none ] ||
 	fail "huge_override left changed"

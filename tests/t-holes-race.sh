@@ -4,13 +4,13 @@
 # writes, shared mmap writes, truncates, punches, preallocation on three
 # files) and writers appending to small files while readers read them, all
 # while the shrinker runs every 10 ms (drop_caches 2) for RACE_SECONDS
-# (default 10; make soak runs it for SOAK_MINUTES). Data checked byte for
+# (default 6; make soak runs it for SOAK_MINUTES). Data checked byte for
 # byte (fsx against its model, the appended files against what was
 # appended); after everything is removed, no space and no hole is left.
 # timeout: 36000
 set -u
 . "$(dirname "$0")/lib.sh"
-secs=${RACE_SECONDS:-10}
+secs=${RACE_SECONDS:-6}
 cd "$HT_MNT" || exit 2
 mount -o remount,huge=always . || exit 2
 sys=/sys/fs/hugetmpfs/$(mountpoint -d .)
