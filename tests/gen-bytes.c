@@ -12,7 +12,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #define CHUNK (1 << 20)
@@ -44,29 +43,33 @@ static int write_all(const char *p, size_t len)
 	return 0;
 }
 
+/* ARG as a number, or exit 2 naming it as WHAT */
+static unsigned long long number(const char *arg, const char *what)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (errno || *end || end == arg) {
+		fprintf(stderr, "gen-bytes: bad %s '%s'\n", what, arg);
+		exit(2);
+	}
+	return v;
+}
+
 int main(int argc, char **argv)
 {
-	unsigned long long seed, mib;
+	unsigned long long mib;
 	uint64_t state;
-	char *end;
 	size_t i;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: gen-bytes SEED MIB\n");
 		return 2;
 	}
-	errno = 0;
-	seed = strtoull(argv[1], &end, 0);
-	if (errno || *end || end == argv[1]) {
-		fprintf(stderr, "gen-bytes: bad seed '%s'\n", argv[1]);
-		return 2;
-	}
-	mib = strtoull(argv[2], &end, 0);
-	if (errno || *end || end == argv[2]) {
-		fprintf(stderr, "gen-bytes: bad size '%s'\n", argv[2]);
-		return 2;
-	}
-	state = seed;
+	state = number(argv[1], "seed");
+	mib = number(argv[2], "size");
 	while (mib--) {
 		for (i = 0; i < CHUNK / sizeof(uint64_t); i++)
 			buf[i] = next(&state);

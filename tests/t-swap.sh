@@ -30,7 +30,6 @@ restore() {
 	swapoff /dev/zram0 2>/dev/null
 	echo 1 >$zram/reset
 	rmdir $cg 2>/dev/null
-	rm -rf "$seeds"
 }
 trap restore EXIT
 
