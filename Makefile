@@ -70,7 +70,7 @@ $(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) include/uapi/linux/hugetmpfs.h
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) -o $@ $<
 
-# Benchmarks: the programs run at toy size in make check too (t-bench.sh).
+# Benchmarks: the programs run at toy size in make check too (harness-bench.sh).
 bench-bins: $(BENCH_BINS)
 
 $(BUILD)/bench/%: bench/%.c bench/bench.h
@@ -122,7 +122,9 @@ check: check-build
 		$(if $(wildcard $(FSTESTS_TGZ)),--fstests "$(FSTESTS_TGZ)") \
 		--deb $(DEB_DIR) --headers "$$(scripts/kernel-headers.sh $(KDIR))" \
 		--install-stamp "$$(scripts/install-stamp.sh $(KDIR) $(ROOTFS))" \
-		--install-kdir "$(KDIR)" --started $(MAKE_START)
+		--install-kdir "$(KDIR)" --started $(MAKE_START) \
+		--harness-stamp "$$(scripts/harness-stamp.sh $(KDIR) $(ROOTFS) \
+			$(FSTESTS_TGZ))"
 
 # Two at a time: on a cold run the guest image (mostly downloading and
 # unpacking) and fstests build while the kernel compiles. (A target of its

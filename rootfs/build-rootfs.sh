@@ -89,10 +89,11 @@ sed -i 's/^root:[^:]*:/root::/' "$root/etc/shadow"
 mkdir -p "$root/payload" "$root/mnt/huge" "$root/mnt/host"
 # The users fstests expects (fstests/run-fstests adds any missing): made
 # here once, not in every guest (useradd takes seconds under TCG).
-chroot "$root" groupadd fsgqa &&
-	for u in fsgqa fsgqa2 123456-fsgqa; do
-		chroot "$root" useradd -m -g fsgqa "$u" || exit 1
-	done || die "adding fstests' users failed"
+chroot "$root" groupadd fsgqa || die "adding fstests' group fsgqa failed"
+for u in fsgqa fsgqa2 123456-fsgqa; do
+	chroot "$root" useradd -m -g fsgqa "$u" ||
+		die "adding fstests' user $u failed"
+done
 install -m 0755 "$here/init" "$root/sbin/hugetmpfs-init"
 rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
 

@@ -86,7 +86,7 @@ make -j"$(( $(nproc) + 1 ))" >"$dir/build.log" 2>&1 || {
 # The guest unpacks this into /var/lib/xfstests: the built tree without
 # objects and sources, and without the tests of other file systems, which
 # check never runs here but would list (about 3 MB compressed; unpacking
-# all 4,700 files took 11 s of each t-fstests under KASAN and TCG).
+# all 4,700 files took 11 s of each harness-fstests under KASAN and TCG).
 other_fs=(xfs btrfs ext4 f2fs overlay ceph cifs nfs ocfs2 udf perf selftest)
 tar -C "$dir" -czf "$tarball.tmp" --exclude='*.o' --exclude='*.lo' \
 	--exclude='*.[ch]' --exclude=autom4te.cache \

@@ -6,8 +6,10 @@
 #
 # usage: check.sh --kernel F --rootfs F --module F --tests DIR [--bench DIR]
 #                 [--fstests TARBALL] [--suite t|soak]
-#   --bench DIR         the benchmark programs, run at toy size by t-bench.sh
-#   --fstests TARBALL   the fstests build, for t-fstests.sh's short subset
+#   --bench DIR         the benchmark programs, run at toy size by
+#                       harness-bench.sh
+#   --fstests TARBALL   the fstests build, for harness-fstests.sh's short
+#                       subset
 #   --deb DIR           the Debian package and release tree (make deb), and
 #   --headers TARBALL   the kernel's module build tree (kernel-headers.sh),
 #                       for the install suite (tests/install-*)
@@ -18,6 +20,11 @@
 #   --install-kdir DIR  (scripts/check-make-install.sh), unless F exists; F
 #                       is made when they all pass. F is named after what
 #                       installing depends on (scripts/install-stamp.sh)
+#   --harness-stamp F   run the harness suite (tests/harness-*: the benchmark
+#                       and fstests harnesses) with the tests unless F
+#                       exists; F is made when they all pass. F is named
+#                       after what they check (scripts/harness-stamp.sh).
+#                       A run of chosen tests (T=) looks among them too
 #   --started SECONDS   when make started: a kernel or guest image built
 #                       since (a cold run) defers the install suite to the
 #                       next run, which keeps a cold run inside its budget
@@ -26,7 +33,8 @@
 #                       SOAK_SEED, SOAK_MINUTES, SOAK_MODES and
 #                       SOAK_REF_MODES pass through to it
 #   T='glob'            run only tests whose names match (e.g. T='t-io*')
-#   HUGETMPFS_TIMEOUT   whole-guest timeout in seconds (default 2400)
+#   HUGETMPFS_TIMEOUT   whole-guest timeout in seconds (default 2400, and
+#                       2400 more when the install suite runs)
 #   HUGETMPFS_TIMEOUT_SCALE  multiplies every test's timeout and the guest's
 #                       (default 1; e.g. 3 on a host where TCG is slow)
 set -uo pipefail
@@ -34,6 +42,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 kernel="" rootfs="" module="" tests="" bench="" fstests="" suite=t
 deb="" headers="" install_stamp="" install_kdir="" started=""
+harness_stamp=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2 ;;
@@ -47,6 +56,7 @@ while [ $# -gt 0 ]; do
 	--suite) suite=$2 ;;
 	--install-stamp) install_stamp=$2 ;;
 	--install-kdir) install_kdir=$2 ;;
+	--harness-stamp) harness_stamp=$2 ;;
 	--started) started=$2 ;;
 	*) echo "check: unknown option '$1'" >&2; exit 2 ;;
 	esac
@@ -120,7 +130,7 @@ done
 
 # The install suite takes minutes under TCG (the guest compiles the module):
 # it runs when what installing depends on has changed since it last passed.
-host_passed=0 host_failed=0
+host_passed=0 host_failed=0 install=0
 # A run of chosen tests (T=) leaves it out.
 if [ -n "$install_stamp" ] && [ -n "$deb" ] && [ "${T:-*}" = "*" ]; then
 	if [ -f "$install_stamp" ]; then
@@ -131,7 +141,7 @@ if [ -n "$install_stamp" ] && [ -n "$deb" ] && [ "${T:-*}" = "*" ]; then
 		echo "# install suite: deferred: this run built the kernel or the" \
 			"guest image; the next make check runs it (or make check-install)"
 	else
-		suite="t install"
+		suite="t install" install=1
 		if "$here/check-make-install.sh" "$install_kdir"; then
 			echo "ok - make install (on the host)"
 			host_passed=1
@@ -142,10 +152,32 @@ if [ -n "$install_stamp" ] && [ -n "$deb" ] && [ "${T:-*}" = "*" ]; then
 	fi
 fi
 
+# The harness suite checks what changes seldom and takes two minutes under
+# TCG: it runs when its inputs changed since it last passed, and whenever
+# tests are chosen by name (T=), so that T='harness-*' finds them.
+harness=0
+if [ "${suite%% *}" = t ]; then
+	if [ -n "$harness_stamp" ] && [ -f "$harness_stamp" ] &&
+	   [ "${T:-*}" = "*" ]; then
+		echo "# harness suite: passed on $(date -r "$harness_stamp" '+%F %T')" \
+			"with these inputs ($(basename "$harness_stamp")); not run again"
+	else
+		harness=1
+		suite="t harness${suite#t}"
+	fi
+fi
+
+# The install suite's guest compiles take a quarter of an hour in a good
+# hour of this host, twice that in a slow one: it brings its own time.
+case " $suite " in
+*" install "*) guest_timeout=${HUGETMPFS_TIMEOUT:-4800} ;;
+*) guest_timeout=${HUGETMPFS_TIMEOUT:-2400} ;;
+esac
+
 rc=0
 "$here/qemu-run.sh" --kernel "$kernel" --rootfs "$rootfs" --module "$module" \
 	"${adds[@]}" --out "$out/result" --log "$log" \
-	--timeout "$(( ${HUGETMPFS_TIMEOUT:-2400} * scale ))" \
+	--timeout "$(( guest_timeout * scale ))" \
 	--cmd "T='${T:-*}' SUITE='$suite' TIMEOUT_SCALE=$scale \
 $soak_env/payload/tests/run-tests" || rc=$?
 
@@ -174,9 +206,21 @@ if grep -aEq "$pattern" "$log"; then
 fi
 
 # The install suite passed (not skipped) in a run that passed as a whole.
-if [ "$suite" = "t install" ] && [ "$failed" -eq 0 ] &&
+if [ "$install" = 1 ] && [ "$failed" -eq 0 ] &&
    grep -q '^ok [0-9]* - install-dkms.sh ([0-9]*s)$' "$out/result/results.tap"; then
 	touch "$install_stamp"
+fi
+
+# The harness suite passed: every harness test ran (none skipped) and the
+# run passed as a whole.
+if [ "$harness" = 1 ] && [ -n "$harness_stamp" ] && [ "${T:-*}" = "*" ] &&
+   [ "$failed" -eq 0 ]; then
+	ran_all=1
+	for t in "$stage"/harness-*; do
+		grep -q "^ok [0-9]* - ${t##*/} ([0-9]*s)\$" "$out/result/results.tap" ||
+			ran_all=0
+	done
+	[ "$ran_all" = 0 ] || touch "$harness_stamp"
 fi
 
 rm -rf "$out"

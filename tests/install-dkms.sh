@@ -12,7 +12,7 @@
 # for the test (which has no mount) and loaded again after it. Both builds go
 # through ccache: the package's, in the same DKMS directory, reuses the
 # objects of the first (a compile takes minutes under TCG).
-# timeout: 1800
+# timeout: 3000
 # mount: none
 set -u
 . "$(dirname "$0")/lib.sh"

@@ -89,8 +89,8 @@ gen_bytes() {
 
 # seed N MB: the path of a file of gen_bytes N MB, made once per test in
 # $seeds (done_checks removes it), with its MD5 next to it: tests compare
-# what they wrote with it several times, and each python3 started costs
-# half a second under TCG and KASAN.
+# what they wrote with it several times, and each data file and each MD5
+# is then made once, not at every comparison.
 seeds=/tmp/seeds.$$
 seed() {
 	local f=$seeds/$1-$2

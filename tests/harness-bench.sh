@@ -28,5 +28,5 @@ grep -q '^ *"rows": \[$' "$out/results.json" || fail "results.json has no rows"
 	fail "shmem_enabled left changed"
 [ "$(cat /proc/sys/vm/nr_hugepages)" = 0 ] || fail "hugetlb pool left reserved"
 ! grep -q ' /mnt/bench/' /proc/mounts || fail "benchmark mounts left behind"
-echo "t-bench: $(($(wc -l <"$out/results.csv") - 1)) figures, $fails failures"
+echo "harness-bench: $(($(wc -l <"$out/results.csv") - 1)) figures, $fails failures"
 exit $fails

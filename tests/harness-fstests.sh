@@ -17,7 +17,7 @@ p=/payload/fstests
 # minutes under KASAN and TCG (make fstests runs them), and check's own work
 # around one test half a minute.
 tests=(generic/221)
-out=$(mktemp -d /tmp/t-fstests.XXXXXX)
+out=$(mktemp -d /tmp/harness-fstests.XXXXXX)
 
 if [ ! -f $p/fstests.tar.gz ]; then
 	echo "no fstests build in the payload (no FSTESTS_SRC on the host)"
@@ -69,4 +69,4 @@ assert s["counts"]["hugetmpfs-always"] == {"pass": 1, "fail": 1, "notrun": 1}
 assert s["counts"]["tmpfs-always"] == {"pass": 2, "fail": 0, "notrun": 1}' \
 	"$x/summary.json"
 rm -rf "$out"
-done_checks t-fstests
+done_checks harness-fstests
