@@ -130,7 +130,7 @@ done
 
 # The install suite takes minutes under TCG (the guest compiles the module):
 # it runs when what installing depends on has changed since it last passed.
-host_passed=0 host_failed=0 install=0
+host_passed=0 host_failed=0
 # A run of chosen tests (T=) leaves it out.
 if [ -n "$install_stamp" ] && [ -n "$deb" ] && [ "${T:-*}" = "*" ]; then
 	if [ -f "$install_stamp" ]; then
@@ -141,7 +141,7 @@ if [ -n "$install_stamp" ] && [ -n "$deb" ] && [ "${T:-*}" = "*" ]; then
 		echo "# install suite: deferred: this run built the kernel or the" \
 			"guest image; the next make check runs it (or make check-install)"
 	else
-		suite="t install" install=1
+		suite="t install"
 		if "$here/check-make-install.sh" "$install_kdir"; then
 			echo "ok - make install (on the host)"
 			host_passed=1
@@ -167,11 +167,13 @@ if [ "${suite%% *}" = t ]; then
 	fi
 fi
 
-# The install suite's guest compiles take a quarter of an hour in a good
-# hour of this host, twice that in a slow one: it brings its own time.
+# Whether the install suite runs: chosen above for a stamp, or by make
+# check-install (--suite install). Its guest compiles take a quarter of an
+# hour in a good hour of this host, twice that in a slow one: it brings its
+# own time.
 case " $suite " in
-*" install "*) guest_timeout=${HUGETMPFS_TIMEOUT:-4800} ;;
-*) guest_timeout=${HUGETMPFS_TIMEOUT:-2400} ;;
+*" install "*) install=1 guest_timeout=${HUGETMPFS_TIMEOUT:-4800} ;;
+*) install=0 guest_timeout=${HUGETMPFS_TIMEOUT:-2400} ;;
 esac
 
 rc=0
@@ -205,9 +207,14 @@ if grep -aEq "$pattern" "$log"; then
 	grep -aE -m 20 "$pattern" "$log" | sed 's/^/#   /'
 fi
 
+# Whether the test NAME ran and passed: a skip ("ok ... # SKIP why") did not.
+ran_ok() {
+	grep -q "^ok [0-9]* - $1 ([0-9]*s)\$" "$out/result/results.tap"
+}
+
 # The install suite passed (not skipped) in a run that passed as a whole.
-if [ "$install" = 1 ] && [ "$failed" -eq 0 ] &&
-   grep -q '^ok [0-9]* - install-dkms.sh ([0-9]*s)$' "$out/result/results.tap"; then
+if [ "$install" = 1 ] && [ -n "$install_stamp" ] && [ "$failed" -eq 0 ] &&
+   ran_ok install-dkms.sh; then
 	touch "$install_stamp"
 fi
 
@@ -217,8 +224,7 @@ if [ "$harness" = 1 ] && [ -n "$harness_stamp" ] && [ "${T:-*}" = "*" ] &&
    [ "$failed" -eq 0 ]; then
 	ran_all=1
 	for t in "$stage"/harness-*; do
-		grep -q "^ok [0-9]* - ${t##*/} ([0-9]*s)\$" "$out/result/results.tap" ||
-			ran_all=0
+		ran_ok "${t##*/}" || ran_all=0
 	done
 	[ "$ran_all" = 0 ] || touch "$harness_stamp"
 fi

@@ -81,22 +81,17 @@ in_cgroup() {
 	bash -c 'echo $$ >"$0"/cgroup.procs && exec "$@"' "$cg" "$@"
 }
 
-# gen_bytes SEED MB: MB MiB of pseudo-random bytes, the same for the same
-# SEED (so that what was written can be checked without reading it back)
-gen_bytes() {
-	gen-bytes "$1" "$2"
-}
-
-# seed N MB: the path of a file of gen_bytes N MB, made once per test in
-# $seeds (done_checks removes it), with its MD5 next to it: tests compare
-# what they wrote with it several times, and each data file and each MD5
-# is then made once, not at every comparison.
+# seed N MB: the path of a file of `gen-bytes N MB` (MB MiB of pseudo-random
+# bytes, the same for the same N), made once per test in $seeds (done_checks
+# removes it), with its MD5 next to it: tests compare what they wrote with
+# it several times, and each data file and each MD5 is then made once, not
+# at every comparison.
 seeds=/tmp/seeds.$$
 seed() {
 	local f=$seeds/$1-$2
 	if [ ! -f "$f" ]; then
 		mkdir -p "$seeds"
-		gen_bytes "$1" "$2" >"$f.new" && md5 "$f.new" >"$f.md5" &&
+		gen-bytes "$1" "$2" >"$f.new" && md5 "$f.new" >"$f.md5" &&
 			mv "$f.new" "$f"
 	fi
 	echo "$f"

@@ -45,8 +45,8 @@ seed=1
 half=$((mb / 2))
 mount -t hugetmpfs -o huge=always none $m || exit 2
 sys=/sys/fs/hugetmpfs/$(mountpoint -d $m)
-gen_bytes $seed $half | in_cg dd of=$m/f bs=2M iflag=fullblock status=none
-sum=$(gen_bytes $seed $half | md5)
+gen-bytes $seed $half | in_cg dd of=$m/f bs=2M iflag=fullblock status=none
+sum=$(gen-bytes $seed $half | md5)
 out0=$(cat $sys/swap_out)
 echo max >$cg/memory.max
 progress "mapped: reading $half MiB through a mapping"
@@ -91,8 +91,8 @@ for fs in hugetmpfs:always hugetmpfs:within_size hugetmpfs:never \
 	mount -t "${fs%:*}" -o huge="${fs#*:}" none $m || exit 2
 	progress "$fs: writing $mb MiB from the cgroup"
 	start=$SECONDS
-	gen_bytes $seed "$mb" | in_cg dd of=$m/f bs=2M iflag=fullblock status=none
-	sum=$(gen_bytes $seed "$mb" | md5)
+	gen-bytes $seed "$mb" | in_cg dd of=$m/f bs=2M iflag=fullblock status=none
+	sum=$(gen-bytes $seed "$mb" | md5)
 	progress "$fs: written in $((SECONDS - start)) s; $(awk '$1 == "/dev/zram0" { print $4 }' /proc/swaps) KiB in swap"
 	check "$fs: in swap" test "$(awk '$1 == "/dev/zram0" { print $4 }' /proc/swaps)" -gt $((mb * 1024 / 2))
 	check "$fs: reads back" test "$(md5 $m/f)" = "$sum"

@@ -21,7 +21,7 @@ echo 1 >/proc/sys/vm/compact_unevictable_allowed
 for huge in never always; do
 	mount -o remount,huge=$huge . || exit 2
 	gen-bytes 1 64 >f
-	sum=$(md5sum <f)
+	sum=$(md5 f)
 	before_shmem=$(shmem) before_used=$(used)
 	scanned=$(vmstat compact_migrate_scanned)
 	# Map and fault in half of it, compact, and see which pages moved.
@@ -58,7 +58,7 @@ print(moved, forced)
 	echo "huge=$huge: ${1:-?} of 8192 mapped pages moved, ${2:-?} of 16 soft-offlined; Shmem $before_shmem -> $(shmem) kB"
 	check "huge=$huge: compaction ran" test "$(vmstat compact_migrate_scanned)" -gt "$scanned"
 	check "huge=$huge: the 16 soft-offlined pages moved (${2:-none})" test "${2:-0}" = 16
-	check "huge=$huge: data unchanged" test "$(md5sum <f)" = "$sum"
+	check "huge=$huge: data unchanged" test "$(md5 f)" = "$sum"
 	check "huge=$huge: used_bytes unchanged" test "$(used)" = "$before_used"
 	# Shmem moves with other users of shmem; allow 1 MiB of noise.
 	d=$(( $(shmem) - before_shmem ))
