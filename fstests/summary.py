@@ -7,8 +7,10 @@ usage: summary.py [--expunge FILE] [--out DIR] RESULTS...
 Each RESULTS directory holds one fstests RESULT_BASE per mode, named
 FS-HUGE (hugetmpfs-always, tmpfs-always, ...), each with its result.xml
 (check -R xunit) or else its check.log and the tests' .notrun files.
-Several RESULTS directories (slices of one long run) are merged; a test
-seen twice keeps its last result. Prints, and with --out writes as
+A mode's timed-out file (from fstests/watchdog: "TEST SECONDS" lines)
+marks the tests killed for taking too long: failed, and said so. Several
+RESULTS directories (slices of one long run) are merged; a test seen twice
+keeps its last result. Prints, and with --out writes as
 summary.md and summary.json: per mode the tests that passed, failed and
 did not run, and the list that matters: tests that fail on hugetmpfs but
 pass on tmpfs with the same huge= option. Exits 1 if that list is not
@@ -59,6 +61,18 @@ def read_log(base):
     return tests
 
 
+def read_timed_out(base, tests):
+    """Mark the tests fstests/watchdog killed in base: failed, timed out"""
+    path = os.path.join(base, "timed-out")
+    if not os.path.exists(path):
+        return
+    with open(path) as f:
+        for line in f:
+            test, _, secs = line.partition(" ")
+            if test:
+                tests[test] = ("fail", "timed out after %s s" % secs.strip())
+
+
 def read_expunge(path):
     """{test: reason} from an fstests expunge file (reason after #)"""
     reasons = {}
@@ -89,6 +103,7 @@ def main():
                 tests = read_log(base)
             else:
                 continue
+            read_timed_out(base, tests)
             modes.setdefault(name, {}).update(tests)
     expunged = read_expunge(args.expunge)
 
@@ -120,8 +135,12 @@ def main():
             if a[0] == "fail" and b[0] == "pass":
                 regressions.append("%s (huge=%s)" % (test, huge))
                 verdict = "**fails on hugetmpfs only**"
+                if a[1].startswith("timed out"):
+                    verdict += ": " + a[1]
             elif a[0] == "fail" and b[0] == "fail":
                 verdict = "fails on both"
+                if a[1].startswith("timed out") and b[1].startswith("timed out"):
+                    verdict = "times out on both"
             elif a[0] == "fail":
                 verdict = "fails on hugetmpfs, tmpfs: %s" % b[0]
             elif b[0] == "fail" and a[0] == "pass":

@@ -9,6 +9,8 @@
 #   FSTESTS_MODES    FS:HUGE pairs (default: both filesystems, both modes)
 #   FSTESTS_OUT      results directory (default fstests/results/<kernel>-<date>)
 #   FSTESTS_TIMEOUT  whole-guest timeout in seconds (default 21600)
+#   FSTESTS_TEST_TIMEOUT  one test's, in seconds (default 600; 0: none): a
+#                    test that takes longer is killed and counts as failed
 #   FSTESTS_RESUME   results directories of earlier slices (space-separated):
 #                    the tests they hold are not run again, and the summary
 #                    covers them all
@@ -37,6 +39,11 @@ trap 'rm -rf "$stage"' EXIT
 "$top/fstests/stage" "$stage/fstests" "$tarball"
 
 args=${FSTESTS_ARGS:--g quick}
+limit=${FSTESTS_TEST_TIMEOUT:-600}
+case $limit in
+''|*[!0-9]*) echo "fstests: FSTESTS_TEST_TIMEOUT must be a number of seconds, not '$limit'" >&2
+	exit 2 ;;
+esac
 modes=${FSTESTS_MODES:-}
 resume=()
 for d in ${FSTESTS_RESUME:-}; do
@@ -55,7 +62,7 @@ rc=0
 "$here/qemu-run.sh" --kernel "$kernel" --rootfs "$rootfs" --module "$module" \
 	--add "$stage/fstests" --out "$stage/result" \
 	--timeout "${FSTESTS_TIMEOUT:-21600}" \
-	--cmd "${modes:+FSTESTS_MODES='$modes' }/payload/fstests/run-fstests /payload/fstests-results $args" ||
+	--cmd "${modes:+FSTESTS_MODES='$modes' }FSTESTS_TEST_TIMEOUT=$limit /payload/fstests/run-fstests /payload/fstests-results $args" ||
 	rc=$?
 res=$stage/result/fstests-results
 kver=$(cat "$res/kernel" 2>/dev/null)
@@ -68,6 +75,7 @@ mkdir -p "$out"
 	echo "modes ${modes:-default}"
 	echo "accel ${HUGETMPFS_ACCEL:-tcg}"
 	echo "args $args"
+	echo "test timeout $limit"
 	[ ${#resume[@]} -eq 0 ] || echo "resumes ${resume[*]}"
 	echo "guest exit status $rc"
 } >"$out/run.txt"

@@ -68,5 +68,54 @@ assert s["regressions"] == ["generic/002 (huge=always)"], s
 assert s["counts"]["hugetmpfs-always"] == {"pass": 1, "fail": 1, "notrun": 1}
 assert s["counts"]["tmpfs-always"] == {"pass": 2, "fail": 0, "notrun": 1}' \
 	"$x/summary.json"
+# The watchdog (FSTESTS_TEST_TIMEOUT): a test that outlives its limit is
+# killed with everything it started, says so in its output and is recorded
+# for the summary. The stand-in test would sleep for an hour.
+w=$out/wd
+mkdir -p "$w/tests/generic" "$w/base"
+printf '#!/bin/bash\nsleep 3601 &\nsleep 3602\n' >"$w/tests/generic/999"
+chmod +x "$w/tests/generic/999"
+(cd "$w" && exec ./tests/generic/999 >"$w/out" 2>&1) &
+victim=$!
+$p/watchdog 2 "$w/base" &
+dog=$!
+wait $victim
+st=$?
+kill $dog
+check "the watchdog killed the test (status $st)" test $st = 137
+check "the test's output says why" \
+	grep -q '^fstests watchdog: generic/999 killed after [0-9]* s (limit 2 s)$' "$w/out"
+check "the test is recorded as timed out" grep -Eq '^generic/999 [0-9]+$' "$w/base/timed-out"
+gone() {
+	local i
+	for i in $(seq 30); do
+		pgrep -f 'sleep 360[12]' >/dev/null || return 0
+		sleep 1
+	done
+	return 1
+}
+check "what the test started went with it" gone
+# The summary: a test killed on both file systems times out on both; on
+# hugetmpfs alone, it is a regression.
+for m in hugetmpfs-always tmpfs-always; do
+	mkdir -p "$w/res/$m"
+	report "" >"$w/res/$m/result.xml"
+	echo "generic/001 700" >"$w/res/$m/timed-out"
+done
+echo "generic/002 650" >>"$w/res/hugetmpfs-always/timed-out"
+python3 $p/summary.py --out "$w/res" "$w/res" >/dev/null
+check "a timeout on hugetmpfs alone is a regression (exit status 1)" test $? = 1
+check "timeouts count as failures" python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["regressions"] == ["generic/002 (huge=always)"], s
+assert s["counts"]["hugetmpfs-always"] == {"pass": 0, "fail": 2, "notrun": 1}
+assert s["counts"]["tmpfs-always"] == {"pass": 1, "fail": 1, "notrun": 1}' \
+	"$w/res/summary.json"
+check "the summary says which timed out" grep -qxF \
+	'| generic/001 | fail | fail | times out on both |' "$w/res/summary.md"
+check "and for how long" grep -qxF \
+	'| generic/002 | fail | pass | **fails on hugetmpfs only**: timed out after 650 s |' \
+	"$w/res/summary.md"
 rm -rf "$out"
 done_checks harness-fstests
