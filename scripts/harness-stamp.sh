@@ -22,9 +22,10 @@ cd "$top"
 export LC_ALL=C
 key=$( {
 	echo "$kdir" "$(basename "$rootfs")" "$fstests"
-	cat bench/*.[ch] bench/run-bench bench/report.py fstests/*.patch \
-		fstests/expunge fstests/run-fstests fstests/stage \
-		fstests/summary.py tests/harness-* tests/run-tests tests/lib.sh \
+	# fstests/: every file but the results (a directory)
+	cat bench/*.[ch] bench/run-bench bench/report.py \
+		$(find fstests -maxdepth 1 -type f | sort) \
+		tests/harness-* tests/run-tests tests/lib.sh \
 		hugetmpfs/super.c hugetmpfs/stats.c hugetmpfs/huge.c \
 		include/uapi/linux/*.h \
 		scripts/check.sh scripts/harness-stamp.sh
