@@ -59,15 +59,22 @@ EOF
 report '<failure message="output mismatch" type="TestFail" />' \
 	>"$x/hugetmpfs-always/result.xml"
 report "" >"$x/tmpfs-always/result.xml"
-python3 $p/summary.py --out "$x" "$x" >/dev/null
-check "a failure on hugetmpfs alone is a regression (exit status 1)" test $? = 1
-check "the xunit reader's counts" python3 -c '
+# summarize DIR WHAT HUGETMPFS-COUNTS TMPFS-COUNTS: the summary of DIR's two
+# modes finds WHAT (in generic/002) the one regression, exit status 1, with
+# these counts per mode (JSON: {"pass": N, "fail": N, "notrun": N})
+summarize() {
+	python3 $p/summary.py --out "$1" "$1" >/dev/null
+	check "$2 on hugetmpfs alone is a regression (exit status 1)" test $? = 1
+	check "$2: the counts" python3 -c '
 import json, sys
 s = json.load(open(sys.argv[1]))
 assert s["regressions"] == ["generic/002 (huge=always)"], s
-assert s["counts"]["hugetmpfs-always"] == {"pass": 1, "fail": 1, "notrun": 1}
-assert s["counts"]["tmpfs-always"] == {"pass": 2, "fail": 0, "notrun": 1}' \
-	"$x/summary.json"
+assert s["counts"]["hugetmpfs-always"] == json.loads(sys.argv[2]), s
+assert s["counts"]["tmpfs-always"] == json.loads(sys.argv[3]), s' \
+		"$1/summary.json" "$3" "$4"
+}
+summarize "$x" "a failure" '{"pass": 1, "fail": 1, "notrun": 1}' \
+	'{"pass": 2, "fail": 0, "notrun": 1}'
 # The watchdog (FSTESTS_TEST_TIMEOUT): a test that outlives its limit is
 # killed with everything it started, says so in its output and is recorded
 # for the summary. The stand-in test would sleep for an hour.
@@ -103,15 +110,8 @@ for m in hugetmpfs-always tmpfs-always; do
 	echo "generic/001 700" >"$w/res/$m/timed-out"
 done
 echo "generic/002 650" >>"$w/res/hugetmpfs-always/timed-out"
-python3 $p/summary.py --out "$w/res" "$w/res" >/dev/null
-check "a timeout on hugetmpfs alone is a regression (exit status 1)" test $? = 1
-check "timeouts count as failures" python3 -c '
-import json, sys
-s = json.load(open(sys.argv[1]))
-assert s["regressions"] == ["generic/002 (huge=always)"], s
-assert s["counts"]["hugetmpfs-always"] == {"pass": 0, "fail": 2, "notrun": 1}
-assert s["counts"]["tmpfs-always"] == {"pass": 1, "fail": 1, "notrun": 1}' \
-	"$w/res/summary.json"
+summarize "$w/res" "a timeout" '{"pass": 0, "fail": 2, "notrun": 1}' \
+	'{"pass": 1, "fail": 1, "notrun": 1}'
 check "the summary says which timed out" grep -qxF \
 	'| generic/001 | fail | fail | times out on both |' "$w/res/summary.md"
 check "and for how long" grep -qxF \
