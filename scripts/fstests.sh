@@ -76,7 +76,9 @@ mkdir -p "$out"
 	echo "accel ${HUGETMPFS_ACCEL:-tcg}"
 	echo "args $args"
 	echo "test timeout $limit"
-	[ ${#resume[@]} -eq 0 ] || echo "resumes ${resume[*]}"
+	# Relative to the repository, so that a committed run.txt means the same
+	# in any clone.
+	[ ${#resume[@]} -eq 0 ] || echo "resumes ${resume[*]#"$top/"}"
 	echo "guest exit status $rc"
 } >"$out/run.txt"
 case $rc in
