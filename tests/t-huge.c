@@ -276,6 +276,53 @@ static void within_size_writes(void)
 }
 
 /*
+ * within_size: a write into an empty file that begins past the start of a
+ * 2 MiB range leaves a hole before it, so it gets small pages however far
+ * it reaches, as on tmpfs: fstests' sparse-file probe (50 KiB at 1.6 MiB)
+ * must not find 2 MiB allocated. Mirrored on tmpfs.
+ */
+static void sparse_write_body(void)
+{
+	static const long cases[][2] = {	/* offset, length */
+		{ 1638400, 51200 },		/* fstests' _require_sparse_files */
+		{ MB / 2, MB + MB / 4 },	/* ends past half the range */
+	};
+	unsigned char *buf = malloc(2 * MB), *rd = malloc(2 * MB);
+
+	for (unsigned int c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		long off = cases[c][0], len = cases[c][1], bad = -1;
+		long want = ((off + len + 4095) & ~4095L) - (off & ~4095L);
+		int fd = MUST(open("sparse", O_RDWR | O_CREAT | O_TRUNC, 0644));
+		struct stat st;
+
+		for (long i = 0; i < len; i++)
+			buf[i] = pattern(off + i);
+		CHECK(pwrite(fd, buf, len, off) == len, "write %ld at %ld",
+		      len, off);
+		MUST(fstat(fd, &st));
+		CHECK(st.st_blocks * 512 == want,
+		      "%ld bytes at %ld: %lld bytes allocated, expected %ld",
+		      len, off, (long long)st.st_blocks * 512, want);
+		CHECK(pread(fd, rd, off + len, 0) == off + len, "read back");
+		for (long i = 0; i < off + len && bad < 0; i++)
+			if (rd[i] != (i < off ? 0 : pattern(i)))
+				bad = i;
+		CHECK(bad < 0, "%ld bytes at %ld: byte %ld differs", len, off,
+		      bad);
+		close(fd);
+		MUST(unlink("sparse"));
+	}
+	free(buf);
+	free(rd);
+}
+
+static void sparse_write(void)
+{
+	remount("within_size");
+	on_hugetmpfs_and_tmpfs(sparse_write_body, "huge=within_size");
+}
+
+/*
  * A write(2) that faults part way into a new huge folio: what it did not
  * copy reads back as zeroes, never as the folio's old memory (new folios
  * for writes are not zeroed ahead of the copy). Mirrored on tmpfs.
@@ -345,6 +392,7 @@ int main(void)
 
 	pte_cases();
 	within_size_writes();
+	sparse_write();
 	short_write();
 
 	return tap_done("t-huge");
