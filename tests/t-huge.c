@@ -44,10 +44,40 @@ static void remount(const char *huge)
 	MUST(mount("none", ".", NULL, MS_REMOUNT, opts));
 }
 
-/* A field of /proc/meminfo, in kB */
+/* The byte written at @off by the cases that write a pattern */
 static unsigned char pattern(long off)
 {
 	return (off * 2654435761u) >> 11;
+}
+
+/*
+ * Read back the file's first @len bytes: each must be pattern() (or @fill,
+ * when not negative) in [@from, @to) and zero elsewhere. Returns the offset
+ * of the first that is not, a short read's offset included, or -1.
+ */
+static long first_difference(int fd, long len, long from, long to, int fill)
+{
+	unsigned char *rd = malloc(4 * MB);
+	long bad = -1;
+
+	for (long off = 0; off < len && bad < 0; off += 4 * MB) {
+		long n = len - off < 4 * MB ? len - off : 4 * MB;
+
+		if (pread(fd, rd, n, off) != n) {
+			bad = off;
+			break;
+		}
+		for (long i = 0; i < n && bad < 0; i++) {
+			long pos = off + i;
+			int want = pos < from || pos >= to ? 0 :
+				   fill < 0 ? pattern(pos) : fill;
+
+			if (rd[i] != want)
+				bad = pos;
+		}
+	}
+	free(rd);
+	return bad;
 }
 
 /*
@@ -238,11 +268,11 @@ static void within_size_writes(void)
 		{ 4096, 4096, 0 },		/* a small file stays small */
 		{ 512 * 1024, 4 * MB, 0 },	/* under half: small pages */
 	};
-	unsigned char *buf = malloc(4 * MB), *rd = malloc(4 * MB);
+	unsigned char *buf = malloc(4 * MB);
 
 	remount("within_size");
 	for (unsigned int c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
-		long before = huge_wanted(), got, bad = -1;
+		long before = huge_wanted(), got, bad;
 		int fd = MUST(open("ws", O_RDWR | O_CREAT | O_TRUNC, 0644));
 
 		for (long off = 0; off < cases[c].size; off += cases[c].block) {
@@ -258,21 +288,12 @@ static void within_size_writes(void)
 		CHECK(got == cases[c].huge,
 		      "%ld-byte writes to %ld bytes: %ld huge folios, expected %ld",
 		      cases[c].block, cases[c].size, got, cases[c].huge);
-		for (long off = 0; off < cases[c].size; off += 4 * MB) {
-			long n = cases[c].size - off < 4 * MB ?
-				 cases[c].size - off : 4 * MB;
-
-			CHECK(pread(fd, rd, n, off) == n, "read back");
-			for (long i = 0; i < n && bad < 0; i++)
-				if (rd[i] != pattern(off + i))
-					bad = off + i;
-		}
+		bad = first_difference(fd, cases[c].size, 0, cases[c].size, -1);
 		CHECK(bad < 0, "within_size write data differs at %ld", bad);
 		close(fd);
 		MUST(unlink("ws"));
 	}
 	free(buf);
-	free(rd);
 }
 
 /*
@@ -287,10 +308,10 @@ static void sparse_write_body(void)
 		{ 1638400, 51200 },		/* fstests' _require_sparse_files */
 		{ MB / 2, MB + MB / 4 },	/* ends past half the range */
 	};
-	unsigned char *buf = malloc(2 * MB), *rd = malloc(2 * MB);
+	unsigned char *buf = malloc(2 * MB);
 
 	for (unsigned int c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
-		long off = cases[c][0], len = cases[c][1], bad = -1;
+		long off = cases[c][0], len = cases[c][1], bad;
 		long want = ((off + len + 4095) & ~4095L) - (off & ~4095L);
 		int fd = MUST(open("sparse", O_RDWR | O_CREAT | O_TRUNC, 0644));
 		struct stat st;
@@ -303,17 +324,13 @@ static void sparse_write_body(void)
 		CHECK(st.st_blocks * 512 == want,
 		      "%ld bytes at %ld: %lld bytes allocated, expected %ld",
 		      len, off, (long long)st.st_blocks * 512, want);
-		CHECK(pread(fd, rd, off + len, 0) == off + len, "read back");
-		for (long i = 0; i < off + len && bad < 0; i++)
-			if (rd[i] != (i < off ? 0 : pattern(i)))
-				bad = i;
+		bad = first_difference(fd, off + len, off, off + len, -1);
 		CHECK(bad < 0, "%ld bytes at %ld: byte %ld differs", len, off,
 		      bad);
 		close(fd);
 		MUST(unlink("sparse"));
 	}
 	free(buf);
-	free(rd);
 }
 
 static void sparse_write(void)
@@ -329,7 +346,7 @@ static void sparse_write(void)
  */
 static void short_write_body(void)
 {
-	unsigned char *buf, *rd = malloc(HUGE);
+	unsigned char *buf;
 	const long offs[] = { 0, MB, HUGE - 4096 };
 
 	buf = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE,
@@ -341,24 +358,17 @@ static void short_write_body(void)
 	MUST(munmap(buf + 4096, 4096));	/* the copy faults after 4 KiB */
 	for (unsigned int c = 0; c < sizeof(offs) / sizeof(offs[0]); c++) {
 		int fd = MUST(open("short", O_RDWR | O_CREAT | O_TRUNC, 0644));
-		long n = pwrite(fd, buf, 2 * 4096, offs[c]), bad = -1;
+		long n = pwrite(fd, buf, 2 * 4096, offs[c]), bad;
 
 		CHECK(n == 4096, "short write at %ld: %ld bytes", offs[c], n);
 		MUST(ftruncate(fd, HUGE));
-		CHECK(pread(fd, rd, HUGE, 0) == HUGE, "read back");
-		for (long i = 0; i < HUGE && bad < 0; i++) {
-			int want = i >= offs[c] && i < offs[c] + 4096 ? 0xa5 : 0;
-
-			if (rd[i] != want)
-				bad = i;
-		}
-		CHECK(bad < 0, "short write at %ld: byte %ld is %#x", offs[c],
-		      bad, bad < 0 ? 0 : rd[bad]);
+		bad = first_difference(fd, HUGE, offs[c], offs[c] + 4096, 0xa5);
+		CHECK(bad < 0, "short write at %ld: byte %ld differs", offs[c],
+		      bad);
 		close(fd);
 		MUST(unlink("short"));
 	}
 	munmap(buf, 4096);
-	free(rd);
 }
 
 static void short_write(void)
