@@ -161,7 +161,7 @@ long htmpfs_huge_ioctl(struct file *file, unsigned int cmd, u32 __user *arg)
 static bool htmpfs_appending_half(struct inode *inode, pgoff_t index,
 				  loff_t write_end)
 {
-	loff_t start = (loff_t)round_down(index, HPAGE_PMD_NR) << PAGE_SHIFT;
+	loff_t start = (loff_t)index << PAGE_SHIFT;
 
 	return IS_ALIGNED(index, HPAGE_PMD_NR) &&
 	       i_size_read(inode) <= start &&
