@@ -22,7 +22,13 @@
 #define HOLE	4096UL
 #define REFILL	(1UL << 20)
 
-/* What byte @off of the file holds: nonzero where written, 0 elsewhere. */
+/* The data written at byte @off: never 0, and different in every page. */
+static uint8_t pattern(size_t off)
+{
+	return (uint8_t)(off / 4096 * 31 + off % 251) | 1;
+}
+
+/* What byte @off of the file holds at the end: 0 where nothing was written. */
 static uint8_t expected(size_t off)
 {
 	size_t in = off % RANGE;
@@ -30,7 +36,7 @@ static uint8_t expected(size_t off)
 	if (in >= HOLE_AT && in < HOLE_AT + HOLE)
 		return 0;
 	if (in < DATA || (in >= REFILL && in < REFILL + DATA))
-		return (uint8_t)(off / 4096 * 31 + off % 251) | 1;
+		return pattern(off);
 	return 0;
 }
 
@@ -39,7 +45,7 @@ static void fill(uint8_t *buf, size_t off, size_t len)
 	size_t i;
 
 	for (i = 0; i < len; i++)
-		buf[i] = (uint8_t)((off + i) / 4096 * 31 + (off + i) % 251) | 1;
+		buf[i] = pattern(off + i);
 }
 
 static void put(int fd, uint8_t *buf, size_t off, size_t len)
