@@ -50,6 +50,13 @@ static unsigned char pattern(long off)
 	return (off * 2654435761u) >> 11;
 }
 
+/* Fill @buf with the @len bytes of pattern() that belong at @off. */
+static void fill_pattern(unsigned char *buf, long off, long len)
+{
+	for (long i = 0; i < len; i++)
+		buf[i] = pattern(off + i);
+}
+
 /*
  * Read back the file's first @len bytes: each must be pattern() (or @fill,
  * when not negative) in [@from, @to) and zero elsewhere. Returns the offset
@@ -100,8 +107,7 @@ static void one_case(const char *huge, int by_write, int advice,
 	fd = MUST(open("f", O_RDWR | O_CREAT | O_TRUNC, 0644));
 	if (by_write) {
 		for (long off = 0; off < size; off += 4 * MB) {
-			for (long i = 0; i < 4 * MB; i++)
-				buf[i] = pattern(off + i);
+			fill_pattern(buf, off, 4 * MB);
 			CHECK(write(fd, buf, 4 * MB) == 4 * MB, "write");
 		}
 	} else {
@@ -177,8 +183,7 @@ static void pte_cases(void)
 	int fd;
 
 	remount("always");
-	for (long i = 0; i < size; i++)
-		buf[i] = pattern(i);
+	fill_pattern(buf, 0, size);
 	fd = MUST(open("pte", O_RDWR | O_CREAT | O_TRUNC, 0644));
 	CHECK(write(fd, buf, size) == size, "write");
 
@@ -278,8 +283,7 @@ static void within_size_writes(void)
 		for (long off = 0; off < cases[c].size; off += cases[c].block) {
 			long n = cases[c].block;
 
-			for (long i = 0; i < n; i++)
-				buf[i] = pattern(off + i);
+			fill_pattern(buf, off, n);
 			CHECK(write(fd, buf, n) == n, "write %ld at %ld", n, off);
 		}
 		got = huge_wanted() - before;
@@ -316,8 +320,7 @@ static void sparse_write_body(void)
 		int fd = MUST(open("sparse", O_RDWR | O_CREAT | O_TRUNC, 0644));
 		struct stat st;
 
-		for (long i = 0; i < len; i++)
-			buf[i] = pattern(off + i);
+		fill_pattern(buf, off, len);
 		CHECK(pwrite(fd, buf, len, off) == len, "write %ld at %ld",
 		      len, off);
 		MUST(fstat(fd, &st));
