@@ -21,13 +21,14 @@
 /*
  * Make a folio of @order at @index (aligned to it), zeroed and uptodate
  * unless a write is about to fill it (see enum htmpfs_fill), and put it in
- * the page cache. Return it locked, or ERR_PTR(-ENOSPC) past size=, -ENOMEM,
- * or -EEXIST if part of its range is already there.
+ * the page cache. Return it locked, or ERR_PTR(-ENOSPC) past size=, -ENOMEM
+ * (*@over_limit set if the memory cgroup's charge failed), or -EEXIST if
+ * part of its range is already there.
  */
 static struct folio *htmpfs_make_folio(struct inode *inode, pgoff_t index,
 				       unsigned int order,
 				       struct vm_area_struct *vma,
-				       enum htmpfs_fill fill)
+				       enum htmpfs_fill fill, bool *over_limit)
 {
 	struct address_space *mapping = inode->i_mapping;
 	struct htmpfs_holes *holes = NULL;
@@ -59,8 +60,10 @@ static struct folio *htmpfs_make_folio(struct inode *inode, pgoff_t index,
 		goto unacct;
 	/* The writer's cgroup, or the faulting process's: as tmpfs does. */
 	err = mem_cgroup_charge(folio, vma ? vma->vm_mm : NULL, gfp);
-	if (err)
+	if (err) {
+		*over_limit = true;
 		goto put;
+	}
 	/* A huge folio whose holes could never go back is not worth it. */
 	if (order == HPAGE_PMD_ORDER) {
 		holes = htmpfs_holes_new(inode, folio);
@@ -89,6 +92,8 @@ static struct folio *htmpfs_make_folio(struct inode *inode, pgoff_t index,
 	/* Without it the folio is only never shrunk: keep it. */
 	if (holes)
 		htmpfs_holes_add(inode, folio, holes);
+	else
+		htmpfs_holes_present(inode, folio);
 	return folio;
 
 put:
@@ -101,9 +106,10 @@ unacct:
 
 /*
  * Make a folio; without memory, or past size= or a quota for a small one,
- * first give back this mount's holes (which both count) and try once more.
- * A huge folio past them falls back to small pages instead: a full mount
- * should not trade one holey huge folio for another.
+ * first give back this mount's holes (which both count) and try once more:
+ * only the holes of the cgroup that is full if it was its charge that
+ * failed. A huge folio past size= falls back to small pages instead: a
+ * full mount should not trade one holey huge folio for another.
  */
 static struct folio *htmpfs_make_folio_reclaim(struct inode *inode,
 					       pgoff_t index,
@@ -111,14 +117,24 @@ static struct folio *htmpfs_make_folio_reclaim(struct inode *inode,
 					       struct vm_area_struct *vma,
 					       enum htmpfs_fill fill)
 {
-	struct folio *folio = htmpfs_make_folio(inode, index, order, vma, fill);
+	struct mem_cgroup *memcg = NULL;
+	bool over_limit = false;
+	struct folio *folio;
+	long freed;
 
+	folio = htmpfs_make_folio(inode, index, order, vma, fill, &over_limit);
 	if (folio == ERR_PTR(-ENOMEM) ||
 	    ((folio == ERR_PTR(-ENOSPC) || folio == ERR_PTR(-EDQUOT)) &&
 	     !order)) {
-		if (htmpfs_holes_reclaim(HTMPFS_SB(inode->i_sb), 1L << order))
+		/* The cgroup mem_cgroup_charge() charged */
+		if (over_limit)
+			memcg = get_mem_cgroup_from_mm(vma ? vma->vm_mm : NULL);
+		freed = htmpfs_holes_reclaim(HTMPFS_SB(inode->i_sb), memcg,
+					     1L << order);
+		mem_cgroup_put(memcg);
+		if (freed)
 			folio = htmpfs_make_folio(inode, index, order, vma,
-						  fill);
+						  fill, &over_limit);
 	}
 	return folio;
 }
@@ -137,6 +153,7 @@ static struct folio *htmpfs_new_large_folio(struct inode *inode, pgoff_t index,
 {
 	struct htmpfs_sb_info *sbi = HTMPFS_SB(inode->i_sb);
 	pgoff_t limit = DIV_ROUND_UP(end, PAGE_SIZE), start;
+	bool over_limit = false;
 	struct folio *folio;
 	int order;
 
@@ -149,7 +166,8 @@ static struct folio *htmpfs_new_large_folio(struct inode *inode, pgoff_t index,
 		    htmpfs_range_used(inode->i_mapping, start,
 				      start + (1UL << order) - 1))
 			continue;
-		folio = htmpfs_make_folio(inode, start, order, vma, fill);
+		folio = htmpfs_make_folio(inode, start, order, vma, fill,
+					  &over_limit);
 		if (!IS_ERR(folio)) {
 			htmpfs_count(sbi, HTMPFS_STAT_LARGE_ALLOC + order -
 					  HTMPFS_LARGE_MIN_ORDER);

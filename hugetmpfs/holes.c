@@ -57,10 +57,9 @@ static void htmpfs_holes_free_rec(struct htmpfs_holes *h)
 	kmem_cache_free(htmpfs_holes_cachep, h);
 }
 
-/* Forget a record; xarray lock held. */
-static void htmpfs_holes_forget(struct inode *inode, struct htmpfs_holes *h)
+/* Take a record off the list and free it; xarray lock held. */
+static void htmpfs_holes_unlink(struct inode *inode, struct htmpfs_holes *h)
 {
-	__xa_erase(&HTMPFS_I(inode)->holes, h->index >> HPAGE_PMD_ORDER);
 	list_lru_del(&HTMPFS_SB(inode->i_sb)->holes_lru, &h->lru, h->nid,
 		     h->memcg);
 	htmpfs_level_add(HTMPFS_SB(inode->i_sb), HTMPFS_LEVEL_HOLES,
@@ -68,19 +67,31 @@ static void htmpfs_holes_forget(struct inode *inode, struct htmpfs_holes *h)
 	htmpfs_holes_free_rec(h);
 }
 
+/* Forget a record; xarray lock held. */
+static void htmpfs_holes_forget(struct inode *inode, struct htmpfs_holes *h)
+{
+	__xa_erase(&HTMPFS_I(inode)->holes, h->index >> HPAGE_PMD_ORDER);
+	htmpfs_holes_unlink(inode, h);
+}
+
 /* Pages [@first, @last] of @h hold data now; xarray lock held. */
 static void htmpfs_holes_set(struct inode *inode, struct htmpfs_holes *h,
 			     unsigned int first, unsigned int last)
 {
-	unsigned int n = 0, i;
+	unsigned int n = 0, filled = 0, i;
 
-	for (i = first; i <= last; i++)
-		n += !__test_and_set_bit(i, h->used);
+	for (i = first; i <= last; i++) {
+		if (__test_and_set_bit(i, h->used))
+			continue;
+		n++;
+		/* A hole freed meanwhile gets a new page: none filled. */
+		if (!__test_and_clear_bit(i, h->gone))
+			filled++;
+	}
 	h->nr_used += n;
-	/* Once split, a page written may have been freed, not a hole. */
-	n = min(n, h->nr_holes);
-	h->nr_holes -= n;
-	htmpfs_level_add(HTMPFS_SB(inode->i_sb), HTMPFS_LEVEL_HOLES, -(long)n);
+	h->nr_holes -= filled;
+	htmpfs_level_add(HTMPFS_SB(inode->i_sb), HTMPFS_LEVEL_HOLES,
+			 -(long)filled);
 	/* All data: nothing left to give back, ever. */
 	if (h->nr_used == HPAGE_PMD_NR)
 		htmpfs_holes_forget(inode, h);
@@ -120,6 +131,7 @@ struct htmpfs_holes *htmpfs_holes_new(struct inode *inode, struct folio *folio)
 	h->nr_holes = HPAGE_PMD_NR;
 	h->mapped_w = false;
 	bitmap_zero(h->used, HPAGE_PMD_NR);
+	bitmap_zero(h->gone, HPAGE_PMD_NR);
 	return h;
 }
 
@@ -140,18 +152,28 @@ int htmpfs_holes_add(struct inode *inode, struct folio *folio,
 
 	h->index = folio->index;
 	xa_lock(xa);
-	h->gen = ++info->holes_gen;
-	h->mapped_w = info->holes_mapped_w;
 	/* One left from a range emptied under it is stale: replace it. */
 	old = htmpfs_holes_find(inode, h->index);
 	if (old)
 		htmpfs_holes_forget(inode, old);
+	/* May drop the lock to allocate a node (see below). */
 	old = __xa_store(xa, h->index >> HPAGE_PMD_ORDER, h, GFP_KERNEL);
 	if (xa_is_err(old)) {
 		xa_unlock(xa);
 		htmpfs_holes_free_rec(h);
 		return xa_err(old);
 	}
+	/* Replaced now: one stored while the lock was dropped. */
+	if (old)
+		htmpfs_holes_unlink(inode, old);
+	/*
+	 * Only now that it is stored, and with the lock held since: a first
+	 * shared writable mmap() while __xa_store() had dropped the lock
+	 * flagged every stored record but this one. Unflagged, its holes
+	 * would be freed unread, with what the mapping wrote into them.
+	 */
+	h->gen = ++info->holes_gen;
+	h->mapped_w = info->holes_mapped_w;
 	list_lru_add(&HTMPFS_SB(inode->i_sb)->holes_lru, &h->lru, h->nid,
 		     h->memcg);
 	htmpfs_level_add(HTMPFS_SB(inode->i_sb), HTMPFS_LEVEL_HOLES,
@@ -195,6 +217,37 @@ void htmpfs_holes_fill(struct inode *inode, struct folio *folio, loff_t start,
 	h = htmpfs_holes_find(inode, first);
 	if (h)
 		htmpfs_holes_set(inode, h, first - h->index, last - h->index);
+	xa_unlock(xa);
+}
+
+/**
+ * htmpfs_holes_present - a folio was made in a split record's range
+ * @inode: the file
+ * @folio: the new folio, smaller than a huge one, locked, in the page cache
+ *
+ * Its pages are in memory again: those that are holes count as such.
+ */
+void htmpfs_holes_present(struct inode *inode, struct folio *folio)
+{
+	struct xarray *xa = &HTMPFS_I(inode)->holes;
+	struct htmpfs_holes *h;
+	pgoff_t index;
+	long n = 0;
+
+	if (xa_empty(xa))
+		return;
+	xa_lock(xa);
+	h = htmpfs_holes_find(inode, folio->index);
+	for (index = folio->index; h && index < folio_next_index(folio);
+	     index++) {
+		if (__test_and_clear_bit(index - h->index, h->gone) &&
+		    !test_bit(index - h->index, h->used))
+			n++;
+	}
+	if (h) {
+		h->nr_holes += n;
+		htmpfs_level_add(HTMPFS_SB(inode->i_sb), HTMPFS_LEVEL_HOLES, n);
+	}
 	xa_unlock(xa);
 }
 
@@ -338,25 +391,57 @@ bool htmpfs_holes_gen(struct inode *inode, pgoff_t index, unsigned int *gen)
  * @inode: the file
  * @index: the range's first page
  * @gen: the record's generation (a newer record is not touched)
- * @kept: holes the sweep had to leave in memory
+ * @held: the hole pages the sweep found, and had to leave, in memory
  *
  * The record is forgotten once no hole is left, else it counts those left,
- * to try again.
+ * to try again; the other holes are gone from memory.
  */
 void htmpfs_holes_swept(struct inode *inode, pgoff_t index, unsigned int gen,
-			unsigned int kept)
+			const unsigned long *held)
 {
 	struct xarray *xa = &HTMPFS_I(inode)->holes;
+	DECLARE_BITMAP(holes, HPAGE_PMD_NR);
 	struct htmpfs_holes *h;
+	long kept;
 
 	xa_lock(xa);
 	h = htmpfs_holes_find_gen(inode, index, gen);
-	if (h && !kept) {
+	if (h)
+		bitmap_andnot(holes, held, h->used, HPAGE_PMD_NR);
+	if (h && bitmap_empty(holes, HPAGE_PMD_NR)) {
 		htmpfs_holes_forget(inode, h);
 	} else if (h) {
+		/* Neither data (a write may have come since) nor held */
+		bitmap_or(h->gone, h->used, held, HPAGE_PMD_NR);
+		bitmap_complement(h->gone, h->gone, HPAGE_PMD_NR);
+		kept = HPAGE_PMD_NR - h->nr_used -
+		       bitmap_weight(h->gone, HPAGE_PMD_NR);
 		htmpfs_level_add(HTMPFS_SB(inode->i_sb), HTMPFS_LEVEL_HOLES,
-				 (long)kept - h->nr_holes);
+				 kept - h->nr_holes);
 		h->nr_holes = kept;
+	}
+	xa_unlock(xa);
+}
+
+/**
+ * htmpfs_holes_dropped - a hole page of a split record was freed
+ * @inode: the file
+ * @index: the page, which was locked and a hole by its record
+ */
+void htmpfs_holes_dropped(struct inode *inode, pgoff_t index)
+{
+	struct xarray *xa = &HTMPFS_I(inode)->holes;
+	struct htmpfs_holes *h;
+	unsigned int i;
+
+	xa_lock(xa);
+	h = htmpfs_holes_find(inode, index);
+	i = h ? index - h->index : 0;
+	if (h && !test_bit(i, h->used) && !__test_and_set_bit(i, h->gone) &&
+	    h->nr_holes) {
+		h->nr_holes--;
+		htmpfs_level_add(HTMPFS_SB(inode->i_sb), HTMPFS_LEVEL_HOLES,
+				 -1);
 	}
 	xa_unlock(xa);
 }
@@ -485,22 +570,30 @@ long htmpfs_holes_pages(struct inode *inode)
 }
 
 /**
- * htmpfs_holes_any - may a huge folio hold pages with no data?
+ * htmpfs_holes_any - may a folio hold pages with no data?
  * @inode: the file
- * @index: the folio's first page
+ * @folio: a large folio of it, locked
  *
- * Return: true unless no record covers it or its record says every page
- * holds data.
+ * Return: true if a record covers the folio and says one of its pages
+ * holds no data.
  */
-bool htmpfs_holes_any(struct inode *inode, pgoff_t index)
+bool htmpfs_holes_any(struct inode *inode, struct folio *folio)
 {
 	struct xarray *xa = &HTMPFS_I(inode)->holes;
+	unsigned long first, next;
 	struct htmpfs_holes *h;
-	bool any;
+	bool any = false;
 
+	if (xa_empty(xa))
+		return false;
 	xa_lock(xa);
-	h = htmpfs_holes_find(inode, index);
-	any = h && h->nr_used < HPAGE_PMD_NR;
+	h = htmpfs_holes_find(inode, folio->index);
+	if (h) {
+		first = folio->index - h->index;
+		next = min_t(unsigned long, first + folio_nr_pages(folio),
+			     HPAGE_PMD_NR);
+		any = find_next_zero_bit(h->used, next, first) < next;
+	}
 	xa_unlock(xa);
 	return any;
 }

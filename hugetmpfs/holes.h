@@ -26,6 +26,8 @@
  * @mapped_w: its file has been mapped shared and writable: holes must be
  *	read before they are freed
  * @used: which pages hold data
+ * @gone: which hole pages were freed (once split): a write there makes a
+ *	new page, it does not fill one of the @nr_holes
  */
 struct htmpfs_holes {
 	struct list_head lru;
@@ -38,15 +40,14 @@ struct htmpfs_holes {
 	unsigned int nr_holes;
 	bool mapped_w;
 	DECLARE_BITMAP(used, HPAGE_PMD_NR);
+	DECLARE_BITMAP(gone, HPAGE_PMD_NR);
 };
 
 bool htmpfs_holes_gen(struct inode *inode, pgoff_t index, unsigned int *gen);
 int htmpfs_holes_settle(struct inode *inode, struct folio *folio,
 			unsigned int gen);
-bool htmpfs_holes_is_hole(struct inode *inode, struct folio *folio,
-			  pgoff_t index, bool scan);
 void htmpfs_holes_swept(struct inode *inode, pgoff_t index, unsigned int gen,
-			unsigned int kept);
+			const unsigned long *held);
 void htmpfs_holes_zeroed(struct inode *inode, pgoff_t index, unsigned int gen,
 			 unsigned int first, unsigned int last);
 

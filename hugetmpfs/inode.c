@@ -48,6 +48,7 @@ struct inode *htmpfs_alloc_inode(struct super_block *sb)
 	spin_lock_init(&info->lock);
 	info->alloced = 0;
 	info->swapped = 0;
+	info->swap_errors = 0;
 	info->xattr_space = 0;
 	htmpfs_mpol_inode_init(&info->vfs_inode, false);
 #ifdef CONFIG_QUOTA
@@ -94,6 +95,7 @@ void htmpfs_evict_inode(struct inode *inode)
 	truncate_inode_pages_final(&inode->i_data);
 	filemap_invalidate_unlock(&inode->i_data);
 	WARN_ON_ONCE(HTMPFS_I(inode)->swapped);
+	WARN_ON_ONCE(HTMPFS_I(inode)->swap_errors);
 	htmpfs_holes_evict(inode);
 	htmpfs_mpol_evict(inode);
 	htmpfs_recalc(inode);

@@ -22,7 +22,7 @@
  *   scan.c   the collapse thread: which files to collapse, and when
  *   cache.c  page cache slots: folios in, swap entries in their place
  *   swap.c   swap: out under reclaim, back in on use, and on swapoff
- *   walk.c   walking a mount's inodes
+ *   walk.c   walking a mount's inodes; iputs that must not evict here
  */
 #ifndef _HUGETMPFS_INTERNAL_H
 #define _HUGETMPFS_INTERNAL_H
@@ -162,8 +162,8 @@ enum htmpfs_level {
  * @holes_shrinker: frees them under memory pressure
  * @holes_migrate_max: a huge folio with at most this many pages of data has
  *	them moved out and is freed whole; one with more is split
- * @holes_iputs: inodes whose last reference the shrinker left to
- * @holes_iput_work: a worker, so as not to evict them in reclaim
+ * @iputs: inodes whose last reference reclaim or a walk left to
+ * @iput_work: a worker, so as not to evict them there (walk.c)
  * @kobj: the mount's directory in /sys/fs/hugetmpfs
  * @kobj_released: completed when sysfs has let go of @kobj
  * @mpol_lock: guards @mpol against a remount
@@ -185,8 +185,8 @@ struct htmpfs_sb_info {
 	struct list_lru holes_lru;
 	struct shrinker *holes_shrinker;
 	unsigned int holes_migrate_max;
-	struct llist_head holes_iputs;
-	struct work_struct holes_iput_work;
+	struct llist_head iputs;
+	struct work_struct iput_work;
 	struct kobject kobj;
 	struct completion kobj_released;
 	spinlock_t mpol_lock;		/* @mpol */
@@ -210,6 +210,8 @@ static inline struct htmpfs_sb_info *HTMPFS_SB(struct super_block *sb)
  * @alloced: pages of the mount's space this file is charged for; the page
  *	cache may already have freed some (see htmpfs_recalc())
  * @swapped: of those, pages in swap (swap.c)
+ * @swap_errors: pages that could not be read back from swap: their slots
+ *	hold a poisoned entry, which reads EIO until truncated (swap.c)
  * @xattr_space: bytes of nr_inodes its extended attributes are charged for
  * @policy: its NUMA policy, per range (mpol.c)
  * @dquot: its quotas' dquots (quota.c)
@@ -217,7 +219,7 @@ static inline struct htmpfs_sb_info *HTMPFS_SB(struct super_block *sb)
  *	its lock guards @holes_gen and @holes_mapped_w too
  * @holes_gen: generation of the last record made
  * @holes_mapped_w: the file has been mapped shared and writable
- * @holes_iput: on the mount's holes_iputs
+ * @iput_node: on the mount's iputs
  * @fsflags: FS_*_FL, under the inode lock
  * @crtime: birth time
  * @huge: its own huge-folio policy (enum htmpfs_huge), or
@@ -238,6 +240,7 @@ struct htmpfs_inode_info {
 	spinlock_t lock;	/* @alloced, @swapped */
 	long alloced;
 	long swapped;
+	long swap_errors;
 	long xattr_space;
 	struct shared_policy policy;
 #ifdef CONFIG_QUOTA
@@ -246,7 +249,7 @@ struct htmpfs_inode_info {
 	struct xarray holes;
 	unsigned int holes_gen;
 	bool holes_mapped_w;
-	struct llist_node holes_iput;
+	struct llist_node iput_node;
 	unsigned int fsflags;
 	struct timespec64 crtime;
 	int huge;
@@ -366,7 +369,11 @@ pgoff_t htmpfs_holes_next_data(struct inode *inode, pgoff_t index);
 pgoff_t htmpfs_holes_next_hole(struct inode *inode, pgoff_t index,
 			       pgoff_t last);
 long htmpfs_holes_pages(struct inode *inode);
-bool htmpfs_holes_any(struct inode *inode, pgoff_t index);
+bool htmpfs_holes_is_hole(struct inode *inode, struct folio *folio,
+			  pgoff_t index, bool scan);
+void htmpfs_holes_dropped(struct inode *inode, pgoff_t index);
+void htmpfs_holes_present(struct inode *inode, struct folio *folio);
+bool htmpfs_holes_any(struct inode *inode, struct folio *folio);
 
 /* mpol.c: NUMA placement (without CONFIG_NUMA, folios come from anywhere) */
 #ifdef CONFIG_NUMA
@@ -457,7 +464,8 @@ void htmpfs_holes_unmount(struct htmpfs_sb_info *sbi);
 void htmpfs_holes_destroy(struct htmpfs_sb_info *sbi);
 void htmpfs_holes_punched(struct inode *inode, loff_t lo, loff_t hi);
 void htmpfs_holes_release(struct inode *inode);
-long htmpfs_holes_reclaim(struct htmpfs_sb_info *sbi, long pages);
+long htmpfs_holes_reclaim(struct htmpfs_sb_info *sbi, struct mem_cgroup *memcg,
+			  long pages);
 
 /* super.c */
 void htmpfs_queue_all_mounts(void);
@@ -491,6 +499,9 @@ void htmpfs_scan_forget(struct inode *inode);
 void htmpfs_scan_unmount(struct htmpfs_sb_info *sbi);
 
 /* walk.c */
+void htmpfs_iputs_init(struct htmpfs_sb_info *sbi);
+void htmpfs_iputs_flush(struct htmpfs_sb_info *sbi);
+void htmpfs_iput_deferred(struct inode *inode);
 int htmpfs_walk_inodes(struct super_block *sb, bool (*want)(struct inode *),
 		       int (*fn)(struct inode *, void *), void *arg);
 

@@ -32,7 +32,7 @@
 
 struct htmpfs_holes_batch {
 	int nr;
-	bool defer_iput;	/* in reclaim: no inode eviction here */
+	int max;		/* records to take, at most the batch */
 	struct {
 		struct inode *inode;
 		pgoff_t index;
@@ -161,6 +161,30 @@ static enum htmpfs_swept htmpfs_holes_sweep_page(struct inode *inode,
 }
 
 /*
+ * A large folio in a split record's range, locked, with a reference, for
+ * page @index: made by a write after the record's folio was split, or left
+ * by another split. If its record says it holds holes, split it so that
+ * they can go, unless it is mapped or busy. Return the folio now holding
+ * @index, locked and referenced.
+ */
+static struct folio *htmpfs_sweep_split(struct inode *inode,
+					struct folio *folio, pgoff_t index)
+{
+	struct page *page = folio_page(folio, index - folio->index);
+	pgoff_t start = folio->index;
+	int err;
+
+	if (folio_test_pmd_mappable(folio) || folio_mapped(folio) ||
+	    folio_test_writeback(folio) || htmpfs_folio_poisoned(folio) ||
+	    !htmpfs_holes_any(inode, folio))
+		return folio;
+	err = split_huge_page_to_list_to_order(page, NULL, 0);
+	trace_hugetmpfs_split(inode, start, err);
+	/* Ours are the lock and the reference of @page's folio now. */
+	return err ? folio : page_folio(page);
+}
+
+/*
  * Sweep the pages of the range of record generation @gen, no longer one
  * folio; @head, if not NULL, is its first page, locked and with a
  * reference. Data pages move into @spares if given. Then forget the record,
@@ -172,11 +196,14 @@ static int htmpfs_holes_sweep(struct inode *inode, struct folio *head,
 			      struct list_head *spares,
 			      struct htmpfs_holes_pass *p)
 {
+	DECLARE_BITMAP(held, HPAGE_PMD_NR);
 	enum htmpfs_swept swept;
 	struct folio *folio;
-	int gone = 0, kept = 0, i;
+	int gone = 0, i, n;
 
-	for (i = 0; i < HPAGE_PMD_NR; i++) {
+	bitmap_zero(held, HPAGE_PMD_NR);
+	for (i = 0; i < HPAGE_PMD_NR; i += n) {
+		n = 1;
 		folio = i ? NULL : head;
 		if (!folio) {
 			folio = filemap_get_folio(inode->i_mapping, index + i);
@@ -187,15 +214,27 @@ static int htmpfs_holes_sweep(struct inode *inode, struct folio *head,
 			if (!folio_trylock(folio)) {
 				folio_put(folio);
 				p->busy++;
-				kept++;		/* maybe a hole */
+				__set_bit(i, held);	/* maybe a hole */
 				continue;
 			}
 		}
-		/* Another split's pieces may be larger: leave them be. */
-		swept = folio_test_large(folio) ? HTMPFS_SWEPT_DATA :
-			htmpfs_holes_sweep_page(inode, folio, spares, p);
-		gone += swept == HTMPFS_SWEPT_GONE;
-		kept += swept == HTMPFS_SWEPT_HOLE;
+		if (folio_test_large(folio) && folio->mapping == inode->i_mapping)
+			folio = htmpfs_sweep_split(inode, folio, index + i);
+		if (folio_test_large(folio)) {
+			/* Kept whole for now: its holes wait, in memory. */
+			n = min_t(long, folio_next_index(folio),
+				  index + HPAGE_PMD_NR) - (index + i);
+			n = max(n, 1);
+			if (folio->mapping == inode->i_mapping)
+				bitmap_set(held, i, n);
+			p->busy++;
+		} else {
+			swept = htmpfs_holes_sweep_page(inode, folio, spares,
+							p);
+			gone += swept == HTMPFS_SWEPT_GONE;
+			if (swept == HTMPFS_SWEPT_HOLE)
+				__set_bit(i, held);
+		}
 		folio_unlock(folio);
 		folio_put(folio);
 		if (need_resched())
@@ -203,7 +242,7 @@ static int htmpfs_holes_sweep(struct inode *inode, struct folio *head,
 	}
 
 	/* A new record may have replaced ours meanwhile: not ours to touch. */
-	htmpfs_holes_swept(inode, index, gen, kept);
+	htmpfs_holes_swept(inode, index, gen, held);
 	htmpfs_recalc(inode);
 	return gone;
 }
@@ -223,10 +262,9 @@ static int htmpfs_holes_split(struct inode *inode, struct folio *folio,
 	struct htmpfs_sb_info *sbi = HTMPFS_SB(inode->i_sb);
 	int used, err;
 
-	if (!folio_test_large(folio))
-		return 0;
+	/* Split already; a large piece is the sweep's to split further. */
 	if (!folio_test_pmd_mappable(folio))
-		return -EAGAIN;		/* not ours to take apart */
+		return 0;
 	if (folio_mapped(folio))
 		return -EBUSY;
 	if (folio_ref_count(folio) != folio_nr_pages(folio) + 1 ||
@@ -313,7 +351,7 @@ static enum lru_status htmpfs_holes_isolate(struct list_head *item,
 	struct inode *inode = h->inode;
 	int i;
 
-	if (b->nr == HTMPFS_HOLES_BATCH)
+	if (b->nr == b->max)
 		return LRU_STOP;
 	/* Rotated to the tail, a record may come round again in one walk. */
 	for (i = 0; i < b->nr; i++)
@@ -334,34 +372,6 @@ static enum lru_status htmpfs_holes_isolate(struct list_head *item,
 	return LRU_ROTATE;
 }
 
-/*
- * Let go of an inode taken from the list. In reclaim the last reference is
- * left to a worker: evicting a file waits for folio locks, which whoever
- * is reclaiming may hold.
- */
-static void htmpfs_holes_iput(struct inode *inode, bool defer)
-{
-	struct htmpfs_sb_info *sbi = HTMPFS_SB(inode->i_sb);
-
-	if (!defer)
-		iput(inode);
-	else if (atomic_add_unless(&inode->i_count, -1, 1))
-		return;		/* not the last: dropped */
-	else if (llist_add(&HTMPFS_I(inode)->holes_iput, &sbi->holes_iputs))
-		queue_work(system_unbound_wq, &sbi->holes_iput_work);
-}
-
-static void htmpfs_holes_iput_work(struct work_struct *work)
-{
-	struct htmpfs_sb_info *sbi = container_of(work, struct htmpfs_sb_info,
-						  holes_iput_work);
-	struct llist_node *list = llist_del_all(&sbi->holes_iputs);
-	struct htmpfs_inode_info *info, *next;
-
-	llist_for_each_entry_safe(info, next, list, holes_iput)
-		iput(&info->vfs_inode);
-}
-
 /* Free the holes of a batch of records, and let go of their inodes. */
 static void htmpfs_holes_shrink_batch(struct htmpfs_holes_batch *b,
 				      struct htmpfs_holes_pass *p)
@@ -371,7 +381,12 @@ static void htmpfs_holes_shrink_batch(struct htmpfs_holes_batch *b,
 	for (i = 0; i < b->nr; i++) {
 		if (htmpfs_holes_shrink_one(b->e[i].inode, b->e[i].index, p))
 			p->records++;
-		htmpfs_holes_iput(b->e[i].inode, b->defer_iput);
+		/*
+		 * Eviction waits for folio locks, which whoever reclaims may
+		 * hold, and takes an invalidate lock, which a fault reclaiming
+		 * holds: never here.
+		 */
+		htmpfs_iput_deferred(b->e[i].inode);
 	}
 	b->nr = 0;
 }
@@ -409,7 +424,7 @@ static unsigned long htmpfs_holes_scan(struct shrinker *shrink,
 	/* Splitting takes mm locks a caller without __GFP_FS may hold. */
 	if (!(sc->gfp_mask & __GFP_FS))
 		return SHRINK_STOP;
-	b.defer_iput = true;
+	b.max = HTMPFS_HOLES_BATCH;
 	while (sc->nr_to_scan) {
 		unsigned long walk = min3(sc->nr_to_scan,
 					  (unsigned long)HTMPFS_HOLES_BATCH,
@@ -435,31 +450,49 @@ static unsigned long htmpfs_holes_scan(struct shrinker *shrink,
 /**
  * htmpfs_holes_reclaim - free a mount's holes before it fails an allocation
  * @sbi: the mount
+ * @memcg: the memory cgroup whose charge failed, or NULL: no memory
  * @pages: how many pages are wanted
  *
- * For size= exhausted or no huge page to be had: the mount's own holes go
- * first, in any cgroup, oldest first. Only try-locks are taken, so the
- * caller may hold the inode lock of a file of this mount, but no folio lock.
+ * For size= exhausted or no huge page to be had, the mount's own holes go
+ * first, in any cgroup, oldest first; for a memory cgroup at its limit,
+ * only that cgroup's: freeing another's uncharges the other. A record at a
+ * time, until @pages are back. Only try-locks are taken, so the caller may
+ * hold the inode lock and invalidate lock of a file of this mount, but no
+ * folio lock.
  *
  * Return: pages given back.
  */
-long htmpfs_holes_reclaim(struct htmpfs_sb_info *sbi, long pages)
+long htmpfs_holes_reclaim(struct htmpfs_sb_info *sbi, struct mem_cgroup *memcg,
+			  long pages)
 {
 	struct htmpfs_holes_pass p = {};
-	struct htmpfs_holes_batch b;
-	long tries = list_lru_count(&sbi->holes_lru);
+	struct htmpfs_holes_batch b = { .max = 1 };
 	unsigned long walk;
+	long tries = 0;
 	int nid;
 
-	b.defer_iput = false;
+	/* Each record once at most, busy ones rotating to the tail */
+	for_each_node_state(nid, N_MEMORY)
+		tries += memcg ? list_lru_count_one(&sbi->holes_lru, nid, memcg) :
+				 list_lru_count_node(&sbi->holes_lru, nid);
+
 	while (p.freed + p.moved < pages && tries > 0) {
 		b.nr = 0;
 		for_each_node_state(nid, N_MEMORY) {
-			walk = min_t(unsigned long, HTMPFS_HOLES_BATCH - b.nr,
-				     list_lru_count_node(&sbi->holes_lru, nid));
-			list_lru_walk_node(&sbi->holes_lru, nid,
-					   htmpfs_holes_isolate, &b, &walk);
-			if (b.nr == HTMPFS_HOLES_BATCH)
+			/* Past busy records, until b.max are taken */
+			walk = memcg ? list_lru_count_one(&sbi->holes_lru, nid,
+							  memcg) :
+				       list_lru_count_node(&sbi->holes_lru,
+							   nid);
+			if (memcg)
+				list_lru_walk_one(&sbi->holes_lru, nid, memcg,
+						  htmpfs_holes_isolate, &b,
+						  &walk);
+			else
+				list_lru_walk_node(&sbi->holes_lru, nid,
+						   htmpfs_holes_isolate, &b,
+						   &walk);
+			if (b.nr == b.max)
 				break;
 		}
 		if (!b.nr)
@@ -550,8 +583,6 @@ int htmpfs_holes_mount(struct htmpfs_sb_info *sbi)
 	int err;
 
 	sbi->holes_migrate_max = HPAGE_PMD_NR / 8;
-	init_llist_head(&sbi->holes_iputs);
-	INIT_WORK(&sbi->holes_iput_work, htmpfs_holes_iput_work);
 	s = shrinker_alloc(SHRINKER_MEMCG_AWARE | SHRINKER_NUMA_AWARE,
 			   "hugetmpfs-holes:%u:%u", MAJOR(sb->s_dev),
 			   MINOR(sb->s_dev));
@@ -577,14 +608,13 @@ int htmpfs_holes_mount(struct htmpfs_sb_info *sbi)
  * htmpfs_holes_unmount - stop a mount's shrinker, before its inodes go
  * @sbi: the mount
  *
- * Waits for a running scan, and for the inodes it left to the worker; the
- * list itself goes in htmpfs_holes_destroy().
+ * Waits for a running scan; the inodes it left to the worker go with
+ * htmpfs_iputs_flush(), the list itself in htmpfs_holes_destroy().
  */
 void htmpfs_holes_unmount(struct htmpfs_sb_info *sbi)
 {
 	shrinker_free(sbi->holes_shrinker);
 	sbi->holes_shrinker = NULL;
-	flush_work(&sbi->holes_iput_work);
 }
 
 /**

@@ -385,6 +385,7 @@ static int htmpfs_fill_super(struct super_block *sb, struct fs_context *fc)
 		return -ENOMEM;
 	sbi->opts = ctx->opts;
 	sbi->sb = sb;
+	htmpfs_iputs_init(sbi);
 	spin_lock_init(&sbi->limit_lock);
 	spin_lock_init(&sbi->mpol_lock);
 	sbi->collapse_enabled = 1;
@@ -552,8 +553,11 @@ static void htmpfs_kill_sb(struct super_block *sb)
 	/* Nor may the shrinker or the collapse thread look at them. */
 	if (sbi && sbi->holes_shrinker)
 		htmpfs_holes_unmount(sbi);
-	if (sbi)
+	if (sbi) {
 		htmpfs_scan_unmount(sbi);
+		/* What reclaim and the walks left: before the inodes go. */
+		htmpfs_iputs_flush(sbi);
+	}
 	/* Without a root, put_super will not run: quotas off here. */
 	if (sbi && !sb->s_root)
 		htmpfs_quota_unmount(sb);

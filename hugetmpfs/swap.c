@@ -65,11 +65,50 @@ static void htmpfs_swapped_add(struct inode *inode, long n)
 	htmpfs_level_add(HTMPFS_SB(inode->i_sb), HTMPFS_LEVEL_SWAPPED, n);
 }
 
+/* A swap entry that stands for a page lost to a read error */
+static bool htmpfs_swap_poisoned(void *entry)
+{
+	return non_swap_entry(radix_to_swp_entry(entry));
+}
+
 /*
- * May @folio, large, go to swap whole? Not a huge one with holes: they are
- * the hole shrinker's to free, and its record counts them as memory; split,
- * its pages go one by one like any small folio's. Nor one across EOF, past
- * which its pages are holes too.
+ * Swap could not be read back into @folio, small, locked, in the swap
+ * cache for the entry @entry at @index: as tmpfs does, the slot gets a
+ * poisoned entry, which reads EIO until truncated, and the swap slot and
+ * the page's space are given back. Otherwise the entry would stay, and
+ * with it every swapoff's failure. Return: false if the slot changed
+ * meanwhile (truncated: nothing lost).
+ */
+static bool htmpfs_swapin_error(struct inode *inode, pgoff_t index,
+				void *entry, struct folio *folio)
+{
+	struct htmpfs_inode_info *info = HTMPFS_I(inode);
+	swp_entry_t swap = folio->swap;
+	void *old;
+
+	old = xa_cmpxchg_irq(&inode->i_mapping->i_pages, index, entry,
+			     swp_to_radix_entry(make_poisoned_swp_entry()), 0);
+	if (old != entry)
+		return false;
+	folio_wait_writeback(folio);
+	delete_from_swap_cache(folio);
+	spin_lock(&info->lock);
+	info->swap_errors++;
+	info->alloced--;
+	spin_unlock(&info->lock);
+	htmpfs_swapped_add(inode, -1);
+	htmpfs_uncharge_blocks(inode, 1);
+	swap_free_nr(swap, 1);
+	pr_warn_ratelimited("hugetmpfs: inode %lu: page %lu lost to a swap read error\n",
+			    inode->i_ino, index);
+	return true;
+}
+
+/*
+ * May @folio, large, go to swap whole? Not one with holes (a huge one, or a
+ * smaller one made in a split huge folio's range): split, its pages come
+ * back one by one, the holes to be freed, not written. Nor one across EOF,
+ * past which its pages are holes too.
  */
 static bool htmpfs_swap_whole(struct inode *inode, struct folio *folio)
 {
@@ -79,8 +118,27 @@ static bool htmpfs_swap_whole(struct inode *inode, struct folio *folio)
 		return false;
 	if (folio->index < eof && folio_next_index(folio) > eof)
 		return false;
-	return !folio_test_pmd_mappable(folio) ||
-	       !htmpfs_holes_any(inode, folio->index);
+	return !htmpfs_holes_any(inode, folio);
+}
+
+/*
+ * Free small @folio, locked and unmapped, if its hole record says it holds
+ * no data (read first if the file was mapped shared and writable): the
+ * pages of a huge folio split for swap come back here one by one, and a
+ * hole written to swap would take a slot, size= and memory.swap for good,
+ * and come back as data. Return: true if freed.
+ */
+static bool htmpfs_swap_drop_hole(struct inode *inode, struct folio *folio)
+{
+	pgoff_t index = folio->index;
+
+	if (!htmpfs_holes_is_hole(inode, folio, index, true) ||
+	    generic_error_remove_folio(inode->i_mapping, folio))
+		return false;
+	htmpfs_holes_dropped(inode, index);
+	htmpfs_count(HTMPFS_SB(inode->i_sb), HTMPFS_STAT_HOLES_FREED);
+	htmpfs_recalc(inode);
+	return true;
 }
 
 /*
@@ -128,8 +186,8 @@ int htmpfs_writepage(struct page *page, struct writeback_control *wbc)
 	long nr;
 
 	/* Memory is where the data lives: only reclaim has a reason to ask. */
-	if (WARN_ON_ONCE(!wbc->for_reclaim) || !get_nr_swap_pages() ||
-	    folio_mapped(folio) || htmpfs_folio_poisoned(folio))
+	if (WARN_ON_ONCE(!wbc->for_reclaim) || folio_mapped(folio) ||
+	    htmpfs_folio_poisoned(folio))
 		goto redirty;
 	/* Truncation holds it: it must not find a new swap entry behind it. */
 	if (!filemap_invalidate_trylock_shared(mapping))
@@ -142,10 +200,18 @@ int htmpfs_writepage(struct page *page, struct writeback_control *wbc)
 	 * charge, goes page by page.
 	 */
 	if (folio_test_large(folio) &&
-	    !(htmpfs_swap_whole(inode, folio) && add_to_swap(folio))) {
-		folio = htmpfs_swap_split_folio(inode, folio, page, wbc);
+	    (!get_nr_swap_pages() ||
+	     !(htmpfs_swap_whole(inode, folio) && add_to_swap(folio)))) {
+		folio = get_nr_swap_pages() ?
+			htmpfs_swap_split_folio(inode, folio, page, wbc) : NULL;
 		if (!folio)
 			goto unlock;
+	}
+	/* Swap full or not; reclaim frees it once we let go. */
+	if (!folio_test_large(folio) && htmpfs_swap_drop_hole(inode, folio)) {
+		filemap_invalidate_unlock_shared(mapping);
+		folio_unlock(folio);
+		return 0;
 	}
 	/* Unless it went whole: then it is in the swap cache already. */
 	if (!folio_test_swapcache(folio) && !add_to_swap(folio))
@@ -236,10 +302,16 @@ static struct folio *htmpfs_swap_split_entry(struct address_space *mapping,
 {
 	swp_entry_t swap = radix_to_swp_entry(entry);
 	XA_STATE(xas, &mapping->i_pages, base);
+	struct swap_info_struct *si;
 	struct folio *folio;
 	int i;
 
+	/* Swapoff frees the swap cache: only with the device held. */
+	si = get_swap_device(swap);
+	if (!si)
+		return ERR_PTR(-EEXIST);	/* swapoff brought it in */
 	folio = swap_cache_get_folio(swap, NULL, 0);
+	put_swap_device(si);
 	if (folio && folio_order(folio) == order)
 		return folio;
 	if (folio)
@@ -275,7 +347,8 @@ unlock:
  * Return: the folio holding it, locked, referenced, dirty and uptodate, in
  * the page cache again: large if it was still whole in the swap cache,
  * else small; ERR_PTR(-EEXIST) if the slot changed meanwhile (look again),
- * -ENOMEM, or -EIO if swap could not be read (the entry stays).
+ * -ENOMEM, or -EIO if swap could not be read (the page is lost: its slot
+ * holds a poisoned entry from then on, as tmpfs does).
  */
 struct folio *htmpfs_swapin(struct inode *inode, pgoff_t index, void *entry)
 {
@@ -289,6 +362,8 @@ struct folio *htmpfs_swapin(struct inode *inode, pgoff_t index, void *entry)
 	int order, err;
 	long nr;
 
+	if (htmpfs_swap_poisoned(entry))
+		return ERR_PTR(-EIO);
 	/* Keeps swapoff from freeing the device under us. */
 	si = get_swap_device(swap);
 	if (!si)
@@ -322,7 +397,9 @@ struct folio *htmpfs_swapin(struct inode *inode, pgoff_t index, void *entry)
 		folio = swap_cluster_readahead(swap, mapping_gfp_mask(mapping),
 					       mpol, ilx);
 		mpol_cond_put(mpol);
-		err = -ENOMEM;
+		/* Truncation may have freed the entry meanwhile: look again. */
+		err = htmpfs_swap_order(mapping, index, entry) < 0 ? -EEXIST :
+								      -ENOMEM;
 		if (!folio)
 			goto put;
 	}
@@ -332,9 +409,14 @@ struct folio *htmpfs_swapin(struct inode *inode, pgoff_t index, void *entry)
 	    htmpfs_swap_order(mapping, index, entry) < 0)
 		goto unlock;
 	err = -EIO;
-	if (WARN_ON_ONCE(folio_order(folio) != order) ||
-	    !folio_test_uptodate(folio))
+	if (WARN_ON_ONCE(folio_order(folio) != order))
 		goto unlock;
+	if (!folio_test_uptodate(folio)) {
+		/* A large one comes back whole only from the swap cache. */
+		if (!order && !htmpfs_swapin_error(inode, index, entry, folio))
+			err = -EEXIST;
+		goto unlock;
+	}
 	folio_wait_writeback(folio);
 	arch_swap_restore(swap, folio);
 	err = htmpfs_add_to_cache(mapping, folio, index, entry);
@@ -413,7 +495,8 @@ void htmpfs_swap_free(struct inode *inode, pgoff_t first, pgoff_t last)
 	void *entry;
 	int order;
 
-	if (!READ_ONCE(HTMPFS_I(inode)->swapped))
+	if (!READ_ONCE(HTMPFS_I(inode)->swapped) &&
+	    !READ_ONCE(HTMPFS_I(inode)->swap_errors))
 		return;
 	while (index <= last &&
 	       (entry = htmpfs_next_swap(mapping, &index, last))) {
@@ -422,6 +505,15 @@ void htmpfs_swap_free(struct inode *inode, pgoff_t first, pgoff_t last)
 		nr = htmpfs_swap_drop(mapping, index, entry, first, last);
 		if (!nr)
 			continue;	/* changed meanwhile: look again */
+		if (htmpfs_swap_poisoned(entry)) {
+			/* Counted neither as swap nor as space any more */
+			spin_lock(&HTMPFS_I(inode)->lock);
+			HTMPFS_I(inode)->swap_errors--;
+			spin_unlock(&HTMPFS_I(inode)->lock);
+			if (!++index)
+				break;
+			continue;
+		}
 		if (nr < 0) {
 			order = ilog2(-nr);
 			base = round_down(index, -nr);
@@ -447,6 +539,14 @@ void htmpfs_swap_free(struct inode *inode, pgoff_t first, pgoff_t last)
 	}
 	if (freed)
 		htmpfs_swapped_add(inode, -freed);
+	/*
+	 * None may be left for core mm's truncation, which would take it for
+	 * a shadow entry and drop it, the swap slot in use for good.
+	 */
+	if (IS_ENABLED(CONFIG_DEBUG_VM)) {
+		index = first;
+		VM_WARN_ON_ONCE(htmpfs_next_swap(mapping, &index, last));
+	}
 }
 
 /* Bring in every page of @inode that is on swap device @type. */
@@ -461,6 +561,10 @@ static int htmpfs_unuse_inode(struct inode *inode, unsigned int type)
 		folio = NULL;
 		if (swp_type(radix_to_swp_entry(entry)) == type) {
 			folio = htmpfs_swapin(inode, index, entry);
+			/* A read error poisons the slot: look at it again. */
+			if (folio == ERR_PTR(-EIO) &&
+			    htmpfs_swap_order(mapping, index, entry) < 0)
+				folio = ERR_PTR(-EEXIST);
 			if (IS_ERR(folio) && folio != ERR_PTR(-EEXIST))
 				return PTR_ERR(folio);
 		}
