@@ -32,9 +32,12 @@ mkdir -p "$work/stage/bench"
 cp -a "$bins/." "$top/bench/run-bench" "$top/bench/report.py" "$work/stage/bench/"
 
 rc=0
+cache=${HUGETMPFS_CACHE:-/var/cache/hugetmpfs}
+mkdir -p "$cache/logs"
+log=$cache/logs/bench-$(date +%Y%m%d-%H%M%S).log
 HUGETMPFS_MEM=${HUGETMPFS_BENCH_MEM:-8G} "$top/scripts/qemu-run.sh" \
 	--kernel "$kernel" --rootfs "$rootfs" --module "$module" \
-	--add "$work/stage/bench" --out "$work/result" --timeout 0 \
+	--add "$work/stage/bench" --out "$work/result" --timeout 0 --log "$log" \
 	--cmd "BENCH_ONLY='${BENCH_ONLY:-*}' BENCH_ROUNDS='${BENCH_ROUNDS:-}' /payload/bench/run-bench /payload/results $mode" ||
 	rc=$?
 res=$work/result/results
@@ -57,5 +60,13 @@ py=/usr/bin/python3
 [ -x $py ] || py=python3
 $py "$top/bench/report.py" "$dest" >/dev/null
 [ "$rc" -eq 0 ] || echo "bench: some runs failed (status $rc): see the report's problems" >&2
+# A kernel report in the console log fails the run, whatever the figures.
+if ! "$top/scripts/kernel-reports.sh" "$log" >"$dest/kernel-reports.txt"; then
+	echo "bench: kernel reports in the console log ($log):" >&2
+	cat "$dest/kernel-reports.txt" >&2
+	[ "$rc" -ne 0 ] || rc=1
+else
+	rm -f "$dest/kernel-reports.txt"
+fi
 echo "$dest/report.md"
 exit "$rc"

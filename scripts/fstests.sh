@@ -59,8 +59,11 @@ for d in ${FSTESTS_RESUME:-}; do
 done
 echo "fstests: $args" >&2
 rc=0
+cache=${HUGETMPFS_CACHE:-/var/cache/hugetmpfs}
+mkdir -p "$cache/logs"
+log=$cache/logs/fstests-$(date +%Y%m%d-%H%M%S).log
 "$here/qemu-run.sh" --kernel "$kernel" --rootfs "$rootfs" --module "$module" \
-	--add "$stage/fstests" --out "$stage/result" \
+	--add "$stage/fstests" --out "$stage/result" --log "$log" \
 	--timeout "${FSTESTS_TIMEOUT:-21600}" \
 	--cmd "${modes:+FSTESTS_MODES='$modes' }FSTESTS_TEST_TIMEOUT=$limit /payload/fstests/run-fstests /payload/fstests-results $args" ||
 	rc=$?
@@ -81,13 +84,23 @@ mkdir -p "$out"
 	[ ${#resume[@]} -eq 0 ] || echo "resumes ${resume[*]#"$top/"}"
 	echo "guest exit status $rc"
 } >"$out/run.txt"
+bad=0
 case $rc in
 0|1) ;;
-124) echo "fstests: the guest timed out; finished modes are kept" >&2 ;;
-*) echo "fstests: the guest stopped abnormally (status $rc)" >&2 ;;
+124) echo "fstests: the guest timed out; finished modes are kept" >&2; bad=1 ;;
+*) echo "fstests: the guest stopped abnormally (status $rc)" >&2; bad=1 ;;
 esac
+# Kernel reports fail the run whatever the tests say (console log: $log).
+if ! "$here/kernel-reports.sh" "$log" >"$out/kernel-reports.txt"; then
+	echo "fstests: kernel reports in the console log ($log):" >&2
+	cat "$out/kernel-reports.txt" >&2
+	bad=1
+else
+	rm -f "$out/kernel-reports.txt"
+fi
 python3 "$top/fstests/summary.py" --expunge "$top/fstests/expunge" \
 	--out "$out" "${resume[@]}" "$out"
 src=$?
 echo "fstests: summary in $out/summary.md" >&2
+[ "$bad" = 0 ] || exit 1
 exit $src
