@@ -2,8 +2,12 @@
 /*
  * fsx: a randomized file consistency tester. Random writes, reads, shared
  * mmap reads and writes, truncates up and down, fallocate modes and
- * copy_file_range and MADV_COLLAPSE on a few files, every result checked
- * against an in-memory model. Offsets cluster around 2 MiB multiples, where
+ * copy_file_range and collapses on a few files, every result checked
+ * against an in-memory model. On hugetmpfs, collapses use
+ * HUGETMPFS_IOC_COLLAPSE (MADV_COLLAPSE refuses its files), and every
+ * fallocate mode must work; elsewhere MADV_COLLAPSE, and a mode the file
+ * system lacks (EOPNOTSUPP) is left out. The last line says how many
+ * ranges were collapsed. Offsets cluster around 2 MiB multiples, where
  * huge folios begin and end. Seeded and reproducible: on a mismatch it
  * prints the seed and the last operations, and exits 1. With -p, a second
  * process keeps memory under pressure meanwhile (anonymous memory touched
@@ -18,11 +22,14 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/hugetmpfs.h>
 
 #include "tap.h"
 
@@ -51,6 +58,8 @@ static char oplog[LOG_SIZE][128];
 static long opno;
 static int can_punch = 1, can_zero = 1, can_alloc = 1;
 static pid_t child;	/* the -p pressure process */
+static int on_hugetmpfs;	/* else tmpfs, say */
+static long collapse_tries, collapse_ranges;	/* for the last line */
 
 static unsigned long long rnd(void)
 {
@@ -269,7 +278,8 @@ static void op_fallocate(int f)
 		return;
 	logop("fallocate mode %#lx off %ld len %ld", mode, off, len);
 	if (fallocate(m->fd, mode, off, len)) {
-		if (errno == EOPNOTSUPP) {
+		/* hugetmpfs supports every mode used here */
+		if (errno == EOPNOTSUPP && !on_hugetmpfs) {
 			*can = 0;	/* said once, at the first use */
 			printf("fallocate mode %#x: not supported\n", mode);
 			return;
@@ -314,10 +324,15 @@ static void op_copy(int f)
 		dst->size = out;
 }
 
-/* A collapse attempt over part of the file: data must not change. */
+/*
+ * A collapse over part of the file: data must not change. On hugetmpfs,
+ * HUGETMPFS_IOC_COLLAPSE (MADV_COLLAPSE refuses its files); elsewhere
+ * MADV_COLLAPSE. Refused for want of memory or a busy page is fine.
+ */
 static void op_collapse(int f)
 {
 	struct file_model *m = &files[f];
+	struct hugetmpfs_collapse c = {};
 	long off, len;
 	void *p;
 	int r;
@@ -332,10 +347,21 @@ static void op_collapse(int f)
 	p = mmap(NULL, m->size, PROT_READ, MAP_SHARED, m->fd, 0);
 	if (p == MAP_FAILED)
 		fail("mmap for collapse", f, off, errno, 0);
-	r = madvise((char *)p + off, len, MADV_COLLAPSE);
-	/* Refused or failed is fine (hugetmpfs refuses); nothing else. */
-	if (r && errno != EINVAL && errno != EAGAIN && errno != ENOMEM)
-		fail("madvise(MADV_COLLAPSE)", f, off, errno, 0);
+	collapse_tries++;
+	if (on_hugetmpfs) {
+		c.offset = off;
+		c.length = len;
+		r = ioctl(m->fd, HUGETMPFS_IOC_COLLAPSE, &c);
+		if (r < 0 && errno != EAGAIN && errno != ENOMEM)
+			fail("HUGETMPFS_IOC_COLLAPSE", f, off, errno, 0);
+		collapse_ranges += c.collapsed;
+	} else {
+		r = madvise((char *)p + off, len, MADV_COLLAPSE);
+		/* EINVAL: the mapping's address is not 2 MiB aligned */
+		if (r && errno != EAGAIN && errno != ENOMEM && errno != EINVAL)
+			fail("madvise(MADV_COLLAPSE)", f, off, errno, 0);
+		collapse_ranges += !r;
+	}
 	compare("read after collapse", f, off, (unsigned char *)p + off, len);
 	munmap(p, m->size);
 }
@@ -419,6 +445,12 @@ int main(int argc, char **argv)
 		return 2;
 	if (optind < argc && chdir(argv[optind]))
 		return 2;
+	{
+		struct statfs sfs;
+
+		on_hugetmpfs = !statfs(".", &sfs) &&
+			       sfs.f_type == HUGETMPFS_MAGIC;
+	}
 	rng = seed * 0x9E3779B97F4A7C15ULL + 1;
 	printf("fsx: seed %llu, %ld ops, %ld MiB, %d files, pressure %ld MiB, lengths %s%ld KiB\n",
 	       seed, nops, max_size / MB, nfiles, pressure_mb,
@@ -487,6 +519,8 @@ int main(int argc, char **argv)
 		close(files[f].fd);
 		unlink(name);
 	}
-	printf("fsx: seed %llu: %ld operations, all consistent\n", seed, opno);
+	printf("fsx: seed %llu: %ld operations, all consistent; %ld ranges collapsed in %ld attempts (%s)\n",
+	       seed, opno, collapse_ranges, collapse_tries,
+	       on_hugetmpfs ? "HUGETMPFS_IOC_COLLAPSE" : "MADV_COLLAPSE");
 	return 0;
 }

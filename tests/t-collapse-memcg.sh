@@ -35,8 +35,8 @@ mkdir $cg || exit 2
 # Only dd joins the cgroup: f is all it keeps charged there.
 gen-bytes 1 16 |
 	bash -c "echo \$\$ >$cg/cgroup.procs && exec dd of=$m/f bs=4k iflag=fullblock status=none"
-dd if=/dev/urandom of=$m/g bs=4k count=1024 status=none
-fsum=$(md5 $m/f) gsum=$(md5 $m/g)
+gen-bytes 2 4 | dd of=$m/g bs=4k iflag=fullblock status=none
+fsum=$(seed_md5 1 16) gsum=$(seed_md5 2 4)
 check "f: small pages" test_huge $m/f 0
 check "g: small pages" test_huge $m/g 0
 # Whatever else the cgroup holds that reclaim could free, gone now.
@@ -77,9 +77,9 @@ umount $m
 # pages under huge=never; huge=advise then aligns the mapping to 2 MiB and
 # keeps khugepaged away (no MADV_HUGEPAGE here).
 mount -t tmpfs -o huge=never none $m-tmpfs || exit 2
-dd if=/dev/urandom of=$m-tmpfs/t bs=4k count=1024 status=none
+gen-bytes 3 4 | dd of=$m-tmpfs/t bs=4k iflag=fullblock status=none
 mount -o remount,huge=advise $m-tmpfs || exit 2
-tsum=$(md5 $m-tmpfs/t)
+tsum=$(seed_md5 3 4)
 out=$(python3 - $cg $m-tmpfs/t <<'EOF'
 import errno, mmap, os, sys
 cg, path = sys.argv[1:]

@@ -45,7 +45,7 @@ echo N >$p/collapse_thread
 # huge=never gives small pages whatever the size of the writes.
 gen-bytes 1 $size_mb >a
 cp a b
-sum=$(md5 a)
+sum=$(seed_md5 1 $size_mb)
 check "written in small pages" test "$(huge_folios a)" = 0
 
 # A process maps b shared, reads it all (PTEs), waits, reads it again.
@@ -85,7 +85,7 @@ rm -f a b go mapper.out
 # when it lets go.
 echo deny >$p/huge_override
 gen-bytes 3 4 | dd of=c bs=4k iflag=fullblock status=none
-sum=$(md5 c)
+sum=$(seed_md5 3 4)
 check "c: small pages under huge_override=deny" test "$(huge_folios c)" = 0
 echo none >$p/huge_override
 start=$SECONDS
@@ -100,7 +100,7 @@ rm -f c
 mount -o remount,huge=advise . || exit 2
 gen-bytes 4 4 | dd of=e bs=4k iflag=fullblock status=none
 cp e f
-sum=$(md5 e)
+sum=$(seed_md5 4 4)
 mkfifo go go-f
 "$HT_TESTS/pmd-mapper.py" --hugepage e go >mapper.out &
 mapper=$!
@@ -128,7 +128,7 @@ echo 3600000 >$p/collapse_scan_sleep_ms
 echo 512 >$p/collapse_pages_to_scan
 echo deny >$p/huge_override
 gen-bytes 5 8 | dd of=g bs=4k iflag=fullblock status=none
-sum=$(md5 g)
+sum=$(seed_md5 5 8)
 scanned=$(cat $sys/collapse_scanned)
 echo none >$p/huge_override
 scanned_more() { [ "$(cat $sys/collapse_scanned)" -ge $((scanned + $1)) ]; }
@@ -147,7 +147,7 @@ echo 32768 >$p/collapse_pages_to_scan
 echo 3600000 >$p/collapse_scan_sleep_ms
 echo deny >$p/huge_override
 gen-bytes 6 8 | dd of=h bs=4k iflag=fullblock status=none
-sum=$(md5 h)
+sum=$(seed_md5 6 8)
 mkfifo go-h
 "$HT_TESTS/hold-page" h 8192 go-h >hold.out &
 holder=$!

@@ -17,7 +17,7 @@ field() {
 
 mount -o remount,huge=never . || exit 2
 gen-bytes 1 8 >f
-sum=$(md5 f)
+sum=$(seed_md5 1 8)
 check "stat: 8 MiB" test "$(field f size)" = 8388608
 check "stat: all small pages" test "$(field f 'small pages')" = 2048
 check "stat: no huge folio" test "$(field f 'huge folios')" = 0

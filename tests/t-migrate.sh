@@ -21,7 +21,7 @@ echo 1 >/proc/sys/vm/compact_unevictable_allowed
 for huge in never always; do
 	mount -o remount,huge=$huge . || exit 2
 	gen-bytes 1 64 >f
-	sum=$(md5 f)
+	sum=$(seed_md5 1 64)
 	before_shmem=$(shmem) before_used=$(used)
 	scanned=$(vmstat compact_migrate_scanned)
 	# Map and fault in half of it, compact, and see which pages moved.

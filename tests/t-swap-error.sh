@@ -136,7 +136,7 @@ echo 0 >$fmr/probability
 # to swap whole, then are cut by truncate (not at 2 MiB) and punch.
 mount -t hugetmpfs -o huge=always none $m || exit 2
 src=$(seed 7 8)
-for round in 1 2 3 4; do
+for round in 1 2 3; do
 	swap_on || exit 2
 	in_cgroup $cg dd if="$src" of=$m/g bs=2M status=none
 	echo 32M >$cg/memory.reclaim 2>/dev/null

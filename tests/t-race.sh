@@ -1,0 +1,149 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The background mechanisms against user I/O (issue 38). Four workers
+# (tests/race.c) write, write through mappings, read both ways, punch,
+# fallocate and zero their slices of one huge=always file, and truncate,
+# write and fallocate files of their own, while all of these run:
+#  - the collapse thread without pauses, and a loop of the collapse ioctl;
+#  - drop_caches 2 (the shrinkers, the hole shrinker among them);
+#  - memory.reclaim of the workers' cgroup, with zram swap;
+#  - migration: compaction, and migrate_pages(2) of the workers between
+#    the two NUMA nodes.
+# The timing is not deterministic, the outcome is: each worker checks every
+# read against its model as it goes, and every byte at the end. The same on
+# tmpfs huge=always, with khugepaged (no pauses) and MADV_COLLAPSE in the
+# place of the collapse thread and ioctl. RACE_OPS (operations per worker)
+# and RACE_SECONDS (run for that long instead: make soak's soak-race.sh)
+# override the default.
+# timeout: 1200
+set -u
+. "$(dirname "$0")/lib.sh"
+root=/sys/fs/cgroup
+cg=$root/t-race
+m=/mnt/t-race
+zram=/sys/block/zram0
+params=/sys/module/hugetmpfs/parameters
+khd=/sys/kernel/mm/transparent_hugepage/khugepaged
+ops=${RACE_OPS:-500}
+seconds=${RACE_SECONDS:-0}
+
+[ -e $zram ] || { echo "no zram device (CONFIG_ZRAM)"; exit 77; }
+[ -e /sys/devices/system/node/node1 ] || { echo "one NUMA node only: nothing to migrate between"; exit 77; }
+grep -qw memory $root/cgroup.controllers || { echo "no memory controller"; exit 2; }
+echo +memory >$root/cgroup.subtree_control || exit 2
+ksleep=$(<$khd/scan_sleep_millisecs)
+kalloc=$(<$khd/alloc_sleep_millisecs)
+loops=()
+stop_loops() {
+	[ ${#loops[@]} = 0 ] && return
+	kill "${loops[@]}" 2>/dev/null
+	wait "${loops[@]}" 2>/dev/null
+	loops=()
+}
+restore() {
+	stop_loops
+	echo "$ksleep" >$khd/scan_sleep_millisecs
+	echo "$kalloc" >$khd/alloc_sleep_millisecs
+	umount $m 2>/dev/null
+	swapoff /dev/zram0 2>/dev/null
+	echo 1 >$zram/reset
+	rmdir $cg 2>/dev/null
+}
+trap restore EXIT
+echo 512M >$zram/disksize || exit 2
+mkswap /dev/zram0 >/dev/null || exit 2
+swapon /dev/zram0 || exit 2
+mkdir -p $m $cg
+
+vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+
+# start_loops FS: the mechanisms, in the background, until stop_loops
+start_loops() {
+	( while :; do echo 2 >/proc/sys/vm/drop_caches; sleep 0.5; done ) &
+	loops+=($!)
+	( while :; do echo 4M >$cg/memory.reclaim 2>/dev/null; sleep 0.3; done ) &
+	loops+=($!)
+	( while :; do echo 1 >/proc/sys/vm/compact_memory; sleep 1; done ) &
+	loops+=($!)
+	# migrate_pages(2) (256 on x86-64): every race process, node 0 <-> 1
+	python3 -c 'import ctypes, os, time
+libc = ctypes.CDLL(None, use_errno=True)
+nodes = [ctypes.c_ulong(1), ctypes.c_ulong(2)]
+n = 0
+while True:
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            comm = open("/proc/%s/comm" % pid).read()
+        except OSError:
+            continue
+        if comm == "race\n":
+            libc.syscall(256, int(pid), 3, ctypes.byref(nodes[n & 1]),
+                         ctypes.byref(nodes[~n & 1]))
+    n += 1
+    time.sleep(1)' &
+	loops+=($!)
+	if [ "$1" = hugetmpfs ]; then
+		echo 0 >$params/collapse_scan_sleep_ms
+		echo Y >$params/collapse_thread
+		( while :; do hugetmpfsctl collapse $m/shared >/dev/null 2>&1
+			sleep 0.1; done ) &
+		loops+=($!)
+	else
+		echo 0 >$khd/scan_sleep_millisecs
+		echo 0 >$khd/alloc_sleep_millisecs
+		python3 -c 'import mmap, os, sys, time
+while True:
+    try:
+        f = open(sys.argv[1], "r+b")
+        m = mmap.mmap(f.fileno(), 0)
+        try:
+            m.madvise(25)       # MADV_COLLAPSE
+        except OSError:
+            pass
+        m.close()
+        f.close()
+    except (OSError, ValueError):
+        pass
+    time.sleep(0.1)' $m/shared &
+		loops+=($!)
+	fi
+}
+
+seed=1
+for fs in hugetmpfs tmpfs; do
+	mount -t $fs -o huge=always none $m || exit 2
+	migrated0=$(vmstat pgmigrate_success) swapped0=$(vmstat pswpout)
+	start_loops $fs
+	args=(-w 4 -s $seed)
+	if [ "$seconds" -gt 0 ]; then
+		args+=(-t "$seconds")
+	else
+		args+=(-n "$ops")
+	fi
+	progress "$fs: race ${args[*]}"
+	in_cgroup $cg race "${args[@]}" $m
+	rc=$?
+	stop_loops
+	[ $fs = hugetmpfs ] && echo N >$params/collapse_thread
+	migrated=$(( $(vmstat pgmigrate_success) - migrated0 ))
+	swapped=$(( $(vmstat pswpout) - swapped0 ))
+	stats=""
+	if [ $fs = hugetmpfs ]; then
+		sys=/sys/fs/hugetmpfs/$(mountpoint -d $m)
+		for s in collapsed swap_out swap_in holes_freed splits; do
+			stats+=" $s $(<$sys/$s)"
+		done
+	fi
+	echo "$fs: pages migrated $migrated, swapped out $swapped;$stats"
+	check "$fs: every worker consistent, every byte as modelled" test $rc = 0
+	check "$fs: pages went to swap meanwhile ($swapped)" test $swapped -gt 0
+	check "$fs: pages migrated meanwhile ($migrated)" test $migrated -gt 0
+	if [ $fs = hugetmpfs ]; then
+		check "$fs: ranges were collapsed meanwhile ($(<$sys/collapsed))" \
+			test "$(<$sys/collapsed)" -gt 0
+	fi
+	rm -f $m/*
+	umount $m
+	seed=$((seed + 1))
+done
+done_checks t-race
