@@ -123,3 +123,15 @@ huge_folios() {
 test_huge() {
 	[ "$(huge_folios "$1")" = "$2" ]
 }
+
+# zram_on SIZE: zram0, of SIZE (e.g. 256M), made swap and turned on
+zram_on() {
+	echo "$1" >/sys/block/zram0/disksize &&
+		mkswap /dev/zram0 >/dev/null && swapon /dev/zram0
+}
+
+# zram_off: swap off zram0 and free it (for a test's cleanup)
+zram_off() {
+	swapoff /dev/zram0 2>/dev/null
+	echo 1 >/sys/block/zram0/reset
+}

@@ -37,22 +37,6 @@
 #define ROUNDS 10
 #define CG "/sys/fs/cgroup/t-holes-evict"
 
-static void put(const char *path, const char *val)
-{
-	int fd = MUST(open(path, O_WRONLY));
-
-	MUST(write(fd, val, strlen(val)));
-	close(fd);
-}
-
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
-
 static int huge_file(const char *name)
 {
 	__u32 always = HUGETMPFS_HUGE_ALWAYS;
@@ -91,11 +75,11 @@ int main(void)
 
 	mount_sysdir(".", sysdir, sizeof(sysdir));
 	/* The runner sets it back to "always" after the test */
-	put("/sys/kernel/mm/transparent_hugepage/defrag", "never");
-	put("/sys/fs/cgroup/cgroup.subtree_control", "+memory");
+	put_file("/sys/kernel/mm/transparent_hugepage/defrag", "never");
+	put_file("/sys/fs/cgroup/cgroup.subtree_control", "+memory");
 	mkdir(CG, 0755);
 	snprintf(buf, sizeof(buf), "%d", getpid());
-	put(CG "/cgroup.procs", buf);
+	put_file(CG "/cgroup.procs", buf);
 	blocks0 = mount_stat(sysdir, "holes_blocks_returned") +
 		  mount_stat(sysdir, "holes_freed");
 
@@ -112,9 +96,9 @@ int main(void)
 		/* Small pages fit, a huge folio does not */
 		current = read_long(CG "/memory.current");
 		snprintf(buf, sizeof(buf), "%ld", current + MB);
-		put(CG "/memory.max", buf);
+		put_file(CG "/memory.max", buf);
 		MUST(pipe(go));
-		start = now();
+		start = now_s();
 		pid = MUST(fork());
 		if (!pid)
 			faulter(y, go[1], x);
@@ -122,16 +106,16 @@ int main(void)
 		close(go[0]);
 		close(go[1]);
 		/* All at once, a little later in each round */
-		t = now();
-		while (now() < t + 0.002 * round)
+		t = now_s();
+		while (now_s() < t + 0.002 * round)
 			;
 		for (i = 0; i < NX; i++)
 			close(x[i]);
 		MUST(waitpid(pid, &status, 0));
 		printf("round %d: child %.3f s; blocks returned %ld\n", round,
-		       now() - start,
+		       now_s() - start,
 		       mount_stat(sysdir, "holes_blocks_returned"));
-		put(CG "/memory.max", "max");
+		put_file(CG "/memory.max", "max");
 		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		      "round %d: the faulting child: status %#x", round, status);
 		for (i = 0; i < NX; i++) {
@@ -145,7 +129,7 @@ int main(void)
 	CHECK(mount_stat(sysdir, "holes_blocks_returned") +
 	      mount_stat(sysdir, "holes_freed") > blocks0,
 	      "the faults gave holes back");
-	put("/sys/fs/cgroup/cgroup.procs", "0");	/* this process */
+	put_file("/sys/fs/cgroup/cgroup.procs", "0");	/* this process */
 	rmdir(CG);
 	return tap_done("t-holes-evict");
 }

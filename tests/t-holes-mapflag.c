@@ -30,22 +30,6 @@
 
 static const char mark[] = "written through a shared mapping";
 
-static void put(const char *path, const char *val)
-{
-	int fd = MUST(open(path, O_WRONLY));
-
-	MUST(write(fd, val, strlen(val)));
-	close(fd);
-}
-
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
-
 struct race {
 	int fd;
 	double start, delay;	/* the mapper waits @delay after @start */
@@ -65,9 +49,9 @@ static void *writer(void *arg)
 	while (!r->go)
 		;
 	MUST(write(self, "1", 1));
-	t = now();
+	t = now_s();
 	MUST(pwrite(r->fd, buf, sizeof(buf), 2 * MB));
-	r->took = now() - t;
+	r->took = now_s() - t;
 	MUST(write(self, "0", 1));
 	close(self);
 	return NULL;
@@ -79,7 +63,7 @@ static void *mapper(void *arg)
 
 	while (!r->go)
 		;
-	while (now() < r->start + r->delay)
+	while (now_s() < r->start + r->delay)
 		;
 	r->map = mmap(NULL, 4 * MB, PROT_READ | PROT_WRITE, MAP_SHARED,
 		      r->fd, 0);
@@ -104,7 +88,7 @@ static double round_of(int round, double span)
 		r[i].delay = span * i / NFILES;
 		MUST(pthread_create(&w, NULL, writer, &r[i]));
 		MUST(pthread_create(&m, NULL, mapper, &r[i]));
-		r[i].start = now();
+		r[i].start = now_s();
 		r[i].go = 1;
 		pthread_join(w, NULL);
 		pthread_join(m, NULL);
@@ -119,7 +103,7 @@ static double round_of(int round, double span)
 		if (r[i].took > longest)
 			longest = r[i].took;
 	}
-	put("/proc/sys/vm/drop_caches", "2");
+	put_file("/proc/sys/vm/drop_caches", "2");
 	for (i = 0; i < NFILES; i++) {
 		MUST(pread(r[i].fd, buf, sizeof(buf), 3 * MB));
 		if (memcmp(buf, mark, sizeof(mark)))
@@ -152,14 +136,14 @@ int main(void)
 		fprintf(stderr, "no failslab (CONFIG_FAILSLAB)\n");
 		return 2;
 	}
-	put(FAILSLAB "task-filter", "Y");
-	put(FAILSLAB "ignore-gfp-wait", "Y");
-	put(FAILSLAB "verbose", "0");
-	put(FAILSLAB "interval", "1");
-	put(FAILSLAB "times", "-1");
-	put(FAILSLAB "probability", "100");
+	put_file(FAILSLAB "task-filter", "Y");
+	put_file(FAILSLAB "ignore-gfp-wait", "Y");
+	put_file(FAILSLAB "verbose", "0");
+	put_file(FAILSLAB "interval", "1");
+	put_file(FAILSLAB "times", "-1");
+	put_file(FAILSLAB "probability", "100");
 	on_hugetmpfs_and_tmpfs(body, "huge=within_size");
-	put(FAILSLAB "probability", "0");
-	put(FAILSLAB "task-filter", "N");
+	put_file(FAILSLAB "probability", "0");
+	put_file(FAILSLAB "task-filter", "N");
 	return tap_done("t-holes-mapflag");
 }

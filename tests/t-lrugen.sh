@@ -26,15 +26,12 @@ was=$(<$lru)
 restore() {
 	[ -n "${mapper:-}" ] && kill "$mapper" 2>/dev/null
 	umount $m 2>/dev/null
-	swapoff /dev/zram0 2>/dev/null
-	echo 1 >$zram/reset
+	zram_off
 	rmdir $cg 2>/dev/null
 	echo "$was" >$lru
 }
 trap restore EXIT
-echo 128M >$zram/disksize || exit 2
-mkswap /dev/zram0 >/dev/null || exit 2
-swapon /dev/zram0 || exit 2
+zram_on 128M || exit 2
 mkdir -p $m $cg
 src=$(seed 11 $mb)
 sum=$(seed_md5 11 $mb)

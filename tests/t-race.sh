@@ -24,7 +24,7 @@ m=/mnt/t-race
 zram=/sys/block/zram0
 params=/sys/module/hugetmpfs/parameters
 khd=/sys/kernel/mm/transparent_hugepage/khugepaged
-ops=${RACE_OPS:-500}
+ops=${RACE_OPS:-300}
 seconds=${RACE_SECONDS:-0}
 
 [ -e $zram ] || { echo "no zram device (CONFIG_ZRAM)"; exit 77; }
@@ -45,14 +45,11 @@ restore() {
 	echo "$ksleep" >$khd/scan_sleep_millisecs
 	echo "$kalloc" >$khd/alloc_sleep_millisecs
 	umount $m 2>/dev/null
-	swapoff /dev/zram0 2>/dev/null
-	echo 1 >$zram/reset
+	zram_off
 	rmdir $cg 2>/dev/null
 }
 trap restore EXIT
-echo 512M >$zram/disksize || exit 2
-mkswap /dev/zram0 >/dev/null || exit 2
-swapon /dev/zram0 || exit 2
+zram_on 512M || exit 2
 mkdir -p $m $cg
 
 vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
@@ -86,7 +83,7 @@ while True:
 		echo 0 >$params/collapse_scan_sleep_ms
 		echo Y >$params/collapse_thread
 		( while :; do hugetmpfsctl collapse $m/shared >/dev/null 2>&1
-			sleep 0.1; done ) &
+			sleep 0.3; done ) &
 		loops+=($!)
 	else
 		echo 0 >$khd/scan_sleep_millisecs

@@ -27,15 +27,12 @@ echo +memory >$root/cgroup.subtree_control || exit 2
 was=$(<$lru)
 restore() {
 	umount $m 2>/dev/null
-	swapoff /dev/zram0 2>/dev/null
-	echo 1 >$zram/reset
+	zram_off
 	rmdir $cg 2>/dev/null
 	echo "$was" >$lru
 }
 trap restore EXIT
-echo 256M >$zram/disksize || exit 2
-mkswap /dev/zram0 >/dev/null || exit 2
-swapon /dev/zram0 || exit 2
+zram_on 256M || exit 2
 mkdir -p $m $cg
 sum=$(seed_md5 12 $mb)
 

@@ -32,8 +32,7 @@ restore() {
 	echo 0 >$zram/make-it-fail 2>/dev/null
 	echo "$cluster" >/proc/sys/vm/page-cluster
 	umount $m 2>/dev/null
-	swapoff /dev/zram0 2>/dev/null
-	echo 1 >$zram/reset
+	zram_off
 	rmdir $cg 2>/dev/null
 }
 trap restore EXIT
@@ -44,11 +43,6 @@ echo -1 >$fmr/times
 echo 100 >$fmr/probability
 mkdir -p $m $cg
 src=$(seed 6 1)
-
-swap_on() {
-	echo 128M >$zram/disksize && mkswap /dev/zram0 >/dev/null &&
-		swapon /dev/zram0
-}
 
 # readback FILE: for each page, "eio" or whether it matches the generator
 readback() {
@@ -69,7 +63,7 @@ print(eio, bad)' "$src" "$1"
 # The errors met by reads first, then by swapoff itself.
 for how in read swapoff; do
 for fs in hugetmpfs tmpfs; do
-	swap_on || exit 2
+	zram_on 128M || exit 2
 	mount -t $fs -o huge=never none $m || exit 2
 	in_cgroup $cg dd if="$src" of=$m/f bs=64k status=none
 	echo 16M >$cg/memory.reclaim 2>/dev/null
@@ -137,7 +131,7 @@ echo 0 >$fmr/probability
 mount -t hugetmpfs -o huge=always none $m || exit 2
 src=$(seed 7 8)
 for round in 1 2 3; do
-	swap_on || exit 2
+	zram_on 128M || exit 2
 	in_cgroup $cg dd if="$src" of=$m/g bs=2M status=none
 	echo 32M >$cg/memory.reclaim 2>/dev/null
 	off=$(( (round * 500 + 3) * 4096 ))

@@ -21,11 +21,9 @@ zram=/sys/block/zram0
 [ -e $zram ] || { echo "no zram device (CONFIG_ZRAM)"; exit 2; }
 grep -qw memory $root/cgroup.controllers || { echo "no memory controller"; exit 2; }
 echo +memory >$root/cgroup.subtree_control || exit 2
-trap '[ -n "${mapper:-}" ] && kill $mapper; umount $m 2>/dev/null; swapoff /dev/zram0 2>/dev/null;
-	echo 1 >$zram/reset; rmdir $cg 2>/dev/null' EXIT
-echo 256M >$zram/disksize || exit 2
-mkswap /dev/zram0 >/dev/null || exit 2
-swapon /dev/zram0 || exit 2
+trap '[ -n "${mapper:-}" ] && kill $mapper; umount $m 2>/dev/null; zram_off
+	rmdir $cg 2>/dev/null' EXIT
+zram_on 256M || exit 2
 mkdir -p $m $cg
 mount -t hugetmpfs -o huge=always none $m || exit 2
 sys=/sys/fs/hugetmpfs/$(mountpoint -d $m)

@@ -7,9 +7,12 @@
 #define HUGETMPFS_TEST_TAP_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 static int tap_failures;
 static int tap_checks;
@@ -34,6 +37,25 @@ static const char *tap_fs = "hugetmpfs";	/* where checks run */
 	}								\
 	_r;								\
 })
+
+/* Write @val to the file @path (a sysfs or proc knob); stops the test if
+ * that fails. */
+static inline void put_file(const char *path, const char *val)
+{
+	int fd = MUST(open(path, O_WRONLY));
+
+	MUST(write(fd, val, strlen(val)));
+	close(fd);
+}
+
+/* Seconds on the monotonic clock */
+static inline double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
 
 static inline int tap_done(const char *name)
 {
