@@ -199,13 +199,15 @@ int htmpfs_writepage(struct page *page, struct writeback_control *wbc)
 	 * swap cluster: one that may not go whole, or finds no such room or
 	 * charge, goes page by page.
 	 */
-	if (folio_test_large(folio) &&
-	    (!get_nr_swap_pages() ||
-	     !(htmpfs_swap_whole(inode, folio) && add_to_swap(folio)))) {
-		folio = get_nr_swap_pages() ?
-			htmpfs_swap_split_folio(inode, folio, page, wbc) : NULL;
-		if (!folio)
+	if (folio_test_large(folio)) {
+		if (!get_nr_swap_pages())
 			goto unlock;
+		if (!(htmpfs_swap_whole(inode, folio) && add_to_swap(folio))) {
+			folio = htmpfs_swap_split_folio(inode, folio, page,
+							wbc);
+			if (!folio)
+				goto unlock;
+		}
 	}
 	/* Swap full or not; reclaim frees it once we let go. */
 	if (!folio_test_large(folio) && htmpfs_swap_drop_hole(inode, folio)) {
