@@ -24,7 +24,7 @@ m=/mnt/t-race
 zram=/sys/block/zram0
 params=/sys/module/hugetmpfs/parameters
 khd=/sys/kernel/mm/transparent_hugepage/khugepaged
-ops=${RACE_OPS:-300}
+ops=${RACE_OPS:-200}
 seconds=${RACE_SECONDS:-0}
 
 [ -e $zram ] || { echo "no zram device (CONFIG_ZRAM)"; exit 77; }

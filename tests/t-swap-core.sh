@@ -28,6 +28,7 @@ was=$(<$lru)
 restore() {
 	umount $m 2>/dev/null
 	zram_off
+	rm -f $out_file
 	rmdir $cg 2>/dev/null
 	echo "$was" >$lru
 }
@@ -35,33 +36,25 @@ trap restore EXIT
 zram_on 256M || exit 2
 mkdir -p $m $cg
 sum=$(seed_md5 12 $mb)
-
-# to_swap: push the cgroup's pages (f) to swap
-to_swap() { echo $((mb * 2))M >$cg/memory.reclaim 2>/dev/null; }
-# swapped: KiB of the cgroup in swap
-swapped() { echo $(( $(<$cg/memory.swap.current) / 1024 )); }
-
+ops="drop-caches-1 drop-caches-3 fadvise-dontneed fadvise-willneed mincore
+cachestat pageout cold move-pages migrate-pages reclaim-lru-gen-y
+reclaim-lru-gen-n"
+ops=$(echo $ops)
+ran=""
+out_file=/tmp/t-swap-core.$$
 for fs in hugetmpfs tmpfs; do
 	mount -t $fs -o huge=always none $m || exit 2
 	in_cgroup $cg dd if="$(seed 12 $mb)" of=$m/f bs=2M status=none
-	for op in drop-caches-1 drop-caches-3 fadvise-dontneed \
-		  fadvise-willneed mincore cachestat pageout cold move-pages \
-		  migrate-pages reclaim-lru-gen-y reclaim-lru-gen-n; do
-		# The reclaim ops' reclaim is to_swap's, with lru_gen set first.
-		[[ $op = reclaim-lru-gen-* ]] && echo "${op##*-}" >$lru
-		to_swap
-		before=$(swapped)
-		case $op in
-		drop-caches-*) echo "${op##*-}" >/proc/sys/vm/drop_caches; out="" ;;
-		reclaim-lru-gen-*) out="lru_gen $(<$lru)" ;;
-		*) out=$(in_cgroup $cg "$HT_TESTS/swap-core.py" $op $m/f) ;;
-		esac
-		rc=$?
+	in_cgroup $cg "$HT_TESTS/swap-core.py" $cg $m/f $ops >$out_file
+	while IFS='|' read -r op before rc out got; do
 		echo "$fs $op: $before KiB in swap before; $out"
 		check "$fs $op: some of f was in swap ($before KiB)" test "$before" -gt 0
-		check "$fs $op: it ran ($out)" test $rc = 0
-		check "$fs $op: f reads back" test "$(md5 $m/f)" = "$sum"
-	done
+		check "$fs $op: it ran ($out)" test "$rc" = 0
+		check "$fs $op: f reads back" test "$got" = "$sum"
+		ran+=" $op"
+	done <$out_file
+	check "$fs: every operation ran" test "$ran" = " $ops"
+	ran=""
 	echo "$was" >$lru
 	rm $m/f
 	umount $m
