@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * swapin-race: several processes read(2) the same file page by page, in
+ * the same order, each time after memory.reclaim has pushed it out to swap
+ * (t-swapin-race.sh). Readers that meet a page in swap race to bring it
+ * back; the one that arrives second must read the data, not zeroes: a page
+ * coming back from swap is not a hole.
+ *
+ * usage: swapin-race -p readers -r rounds CGROUP FILE EXPECTED
+ *   CGROUP: the memory cgroup FILE is charged to; EXPECTED: what FILE holds
+ * Prints the pages read wrong; exits 0 if none, 1 if any (or if less than a
+ * quarter of the file went to swap before a round), 2 on an error.
+ */
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "tap.h"
+
+#define PAGE 4096L
+
+/* One reader: every page of @fd in order; returns how many were wrong. */
+static long read_all(int fd, const char *want, long size, int go)
+{
+	char buf[PAGE], c;
+	long off, bad = 0, zero = 0;
+
+	/* All readers start together, so that they meet on the same pages. */
+	if (read(go, &c, 1) != 1)
+		exit(2);
+	for (off = 0; off < size; off += PAGE) {
+		ssize_t n = pread(fd, buf, PAGE, off);
+
+		if (n != PAGE) {
+			fprintf(stderr, "pread at %ld: %zd: %s\n", off, n,
+				strerror(errno));
+			exit(2);
+		}
+		if (memcmp(buf, want + off, PAGE)) {
+			static const char zeroes[PAGE];
+
+			if (!memcmp(buf, zeroes, PAGE))
+				zero++;
+			if (bad++ < 5)
+				fprintf(stderr, "pid %d: page %ld read wrong%s\n",
+					getpid(), off / PAGE,
+					zero ? " (zeroes)" : "");
+		}
+	}
+	if (bad)
+		fprintf(stderr, "pid %d: %ld pages read wrong, %ld of them zeroes\n",
+			getpid(), bad, zero);
+	return bad;
+}
+
+/* memory.reclaim of @cg for @val bytes; returns memory.swap.current. */
+static long reclaim(const char *cg, const char *val)
+{
+	char path[512];
+	long swapped;
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/memory.reclaim", cg);
+	fd = open(path, O_WRONLY);
+	if (fd < 0 || (write(fd, val, strlen(val)) < 0 && errno != EAGAIN)) {
+		perror(path);
+		exit(2);
+	}
+	close(fd);
+	snprintf(path, sizeof(path), "%s/memory.swap.current", cg);
+	f = fopen(path, "r");
+	if (!f || fscanf(f, "%ld", &swapped) != 1)
+		exit(2);
+	fclose(f);
+	return swapped;
+}
+
+int main(int argc, char **argv)
+{
+	int readers = 4, rounds = 4, opt, round, fd, efd, i;
+	long size, swapped_total = 0, wrong = 0;
+	char val[32];
+	const char *want;
+	struct stat st;
+
+	while ((opt = getopt(argc, argv, "p:r:")) != -1) {
+		if (opt == 'p')
+			readers = atoi(optarg);
+		else if (opt == 'r')
+			rounds = atoi(optarg);
+		else
+			return 2;
+	}
+	if (argc - optind != 3 || readers < 2 || rounds < 1)
+		return 2;
+	fd = MUST(open(argv[optind + 1], O_RDONLY));
+	efd = MUST(open(argv[optind + 2], O_RDONLY));
+	MUST(fstat(fd, &st));
+	size = st.st_size & ~(PAGE - 1);
+	want = (const char *)MUST(mmap(NULL, size, PROT_READ, MAP_PRIVATE, efd, 0));
+	snprintf(val, sizeof(val), "%ld", 4 * size);
+
+	for (round = 0; round < rounds; round++) {
+		int go[2], status;
+		long swapped;
+
+		/*
+		 * Pages just read are active: it may take memory.reclaim a
+		 * few passes (each says EAGAIN if it fell short).
+		 */
+		for (i = 0; i < 16; i++) {
+			swapped = reclaim(argv[optind], val);
+			if (swapped >= size * 3 / 4)
+				break;
+		}
+		swapped_total += swapped;
+		printf("round %d: %ld KiB in swap\n", round, swapped >> 10);
+		fflush(stdout);
+		if (swapped < size / 4) {
+			fprintf(stderr, "round %d: less than a quarter of the file in swap: nothing to race\n",
+				round);
+			return 1;
+		}
+
+		fd = MUST(open(argv[optind + 1], O_RDONLY));
+		MUST(pipe(go));
+		for (i = 0; i < readers; i++) {
+			if (MUST(fork()) == 0) {
+				close(go[1]);
+				exit(read_all(fd, want, size, go[0]) ? 1 : 0);
+			}
+		}
+		close(go[0]);
+		for (i = 0; i < readers; i++)
+			MUST(write(go[1], "g", 1));
+		close(go[1]);
+		for (i = 0; i < readers; i++) {
+			MUST(wait(&status));
+			if (!WIFEXITED(status) || WEXITSTATUS(status) == 2)
+				return 2;
+			wrong += WEXITSTATUS(status);
+		}
+		close(fd);
+	}
+	printf("%d rounds, %d readers: %ld KiB in swap in all, %ld readers read pages wrong\n",
+	       rounds, readers, swapped_total >> 10, wrong);
+	return wrong ? 1 : 0;
+}
