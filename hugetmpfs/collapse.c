@@ -146,7 +146,8 @@ static void htmpfs_collapse_copy(struct htmpfs_collapse_range *r,
 
 /*
  * Replace the old folios by @new in the page cache, in one store. Return
- * false if the range is not what was locked (which the locks held rule out).
+ * false if the range is not what was locked: a page in swap may have come
+ * back meanwhile (swap-in by read(2) or swapoff takes neither of our locks).
  */
 static bool htmpfs_collapse_store(struct address_space *mapping,
 				  struct htmpfs_collapse_range *r,

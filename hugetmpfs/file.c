@@ -215,8 +215,10 @@ static struct folio *htmpfs_read_folio(struct inode *inode, pgoff_t index)
 
 	if (!IS_ERR(folio))
 		return folio;
-	if (!xa_is_value(xa_load(&inode->i_mapping->i_pages, index)))
-		return NULL;
+	/*
+	 * A hole, or a page in swap; or one just back from swap, which is no
+	 * hole: htmpfs_get_folio() looks again until it knows which.
+	 */
 	folio = htmpfs_get_folio(inode, index, 0, NULL, HTMPFS_FILL_NONE);
 	if (!IS_ERR_OR_NULL(folio))
 		folio_unlock(folio);

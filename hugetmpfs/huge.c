@@ -223,8 +223,8 @@ bool htmpfs_huge_allowed(struct inode *inode, pgoff_t index, loff_t write_end,
 /*
  * Split the large folio that holds byte @pos, page aligned, and starts
  * before it. Truncate and hole punch call this only where the split frees
- * memory: the part of the folio at or beyond @pos is what they free (for a
- * truncate, the split itself drops the pages beyond the new EOF).
+ * memory: the part of the folio at or beyond @pos is what they free (the
+ * split keeps it; truncate_pagecache() or the punch drops it afterwards).
  */
 static void htmpfs_split_at(struct inode *inode, loff_t pos)
 {
