@@ -114,7 +114,8 @@ run: all
 
 # make check [T='glob of test names']: the tests, and the install suite
 # whenever what installing depends on changed since it last passed (but not
-# in a run that had to build the kernel or the guest image: see README).
+# in a run that had to build the kernel or the guest image: see
+# docs/testing.md).
 check: check-build
 	@scripts/check.sh --kernel "$(KDIR)/arch/x86/boot/bzImage" \
 		--rootfs "$(ROOTFS)" \
@@ -144,7 +145,7 @@ check-install: module rootfs tests deb
 		--module $(MODULE) --tests $(BUILD)/tests --suite install \
 		--deb $(DEB_DIR) --headers "$$(scripts/kernel-headers.sh $(KDIR))"
 
-# make soak [T=soak-NAME] [SOAK_*=...] (README, Soak): hours.
+# make soak [T=soak-NAME] [SOAK_*=...] (docs/testing.md, Soak): hours.
 # The guest gets 8G (HUGETMPFS_MEM): soak-collapse holds 2 GiB of files.
 soak: module rootfs tests fstests-build
 	@HUGETMPFS_TIMEOUT=$${HUGETMPFS_TIMEOUT:-86400} \
@@ -194,6 +195,7 @@ deb: deps
 checkpatch: kernel
 	@perl "$(KDIR)/scripts/checkpatch.pl" --strict --no-tree -q \
 		-f hugetmpfs/*.[ch] include/uapi/linux/*.h
+	@scripts/check-doc-links.sh >/dev/null
 
 sparse: module
 	@$(MAKE) -s -C "$(KDIR)" M=$(MODSRC)/hugetmpfs C=2 modules

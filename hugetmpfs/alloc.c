@@ -276,12 +276,12 @@ struct folio *htmpfs_get_folio(struct inode *inode, pgoff_t index,
 		if (!IS_ERR(folio))
 			return folio;
 		entry = xa_load(&inode->i_mapping->i_pages, index);
+		if (!entry && fill == HTMPFS_FILL_NONE)
+			return NULL;
 		if (xa_is_value(entry))
 			folio = htmpfs_swapin(inode, index, entry);
 		else if (entry)		/* swapped in, or made, since */
 			folio = ERR_PTR(-EEXIST);
-		else if (fill == HTMPFS_FILL_NONE)
-			return NULL;
 		else
 			folio = htmpfs_new_folio(inode, index, write_end, vma,
 						 fill);

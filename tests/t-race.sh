@@ -13,8 +13,9 @@
 # read against its model as it goes, and every byte at the end. The same on
 # tmpfs huge=always, with khugepaged (no pauses) and MADV_COLLAPSE in the
 # place of the collapse thread and ioctl. RACE_OPS (operations per worker)
-# and RACE_SECONDS (run for that long instead: make soak's soak-race.sh)
-# override the default.
+# and RACE_SECONDS (run for that long instead: make soak's soak-race.sh;
+# RACE_TMPFS_OPS and RACE_TMPFS_SECONDS for the tmpfs reference) override
+# the defaults.
 # timeout: 1200
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -25,7 +26,10 @@ zram=/sys/block/zram0
 params=/sys/module/hugetmpfs/parameters
 khd=/sys/kernel/mm/transparent_hugepage/khugepaged
 ops=${RACE_OPS:-200}
+# tmpfs is the reference that checks the test itself: fewer will do.
+tmpfs_ops=${RACE_TMPFS_OPS:-100}
 seconds=${RACE_SECONDS:-0}
+tmpfs_seconds=${RACE_TMPFS_SECONDS:-$seconds}
 
 [ -e $zram ] || { echo "no zram device (CONFIG_ZRAM)"; exit 77; }
 [ -e /sys/devices/system/node/node1 ] || { echo "one NUMA node only: nothing to migrate between"; exit 77; }
@@ -112,6 +116,7 @@ for fs in hugetmpfs tmpfs; do
 	migrated0=$(vmstat pgmigrate_success) swapped0=$(vmstat pswpout)
 	start_loops $fs
 	args=(-w 4 -s $seed)
+	[ $fs = tmpfs ] && seconds=$tmpfs_seconds ops=$tmpfs_ops
 	if [ "$seconds" -gt 0 ]; then
 		args+=(-t "$seconds")
 	else
