@@ -196,6 +196,7 @@ checkpatch: kernel
 	@perl "$(KDIR)/scripts/checkpatch.pl" --strict --no-tree -q \
 		-f hugetmpfs/*.[ch] include/uapi/linux/*.h
 	@scripts/check-doc-links.sh >/dev/null
+	@scripts/check-calls.py >/dev/null || scripts/check-calls.py
 
 sparse: module
 	@$(MAKE) -s -C "$(KDIR)" M=$(MODSRC)/hugetmpfs C=2 modules

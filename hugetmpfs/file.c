@@ -383,29 +383,6 @@ static loff_t htmpfs_llseek(struct file *file, loff_t offset, int whence)
 	return offset;
 }
 
-static long htmpfs_ioctl(struct file *file, unsigned int cmd,
-			 unsigned long arg)
-{
-	struct inode *inode = file_inode(file);
-	long err;
-
-	switch (cmd) {
-	case HUGETMPFS_IOC_COLLAPSE:
-		return htmpfs_collapse_ioctl(file, (void __user *)arg);
-	case HUGETMPFS_IOC_SET_HUGE:
-		err = htmpfs_huge_ioctl(file, cmd, (u32 __user *)arg);
-		/* A policy that wants huge folios: the thread makes them. */
-		if (!err && htmpfs_huge_allowed(inode, 0, 0, NULL))
-			htmpfs_scan_queue(inode);
-		return err;
-	case HUGETMPFS_IOC_GET_HUGE:
-		return htmpfs_huge_ioctl(file, cmd, (u32 __user *)arg);
-	case HUGETMPFS_IOC_STAT:
-		return htmpfs_stat_ioctl(file, (void __user *)arg);
-	}
-	return -ENOTTY;
-}
-
 const struct file_operations htmpfs_file_ops = {
 	.open		= htmpfs_file_open,
 	.release	= htmpfs_file_release,

@@ -7,7 +7,9 @@
  *   namei.c  directory operations
  *   file.c   address space and file I/O
  *   mmap.c   mapping and page faults
- *   huge.c   huge-folio policy and split; the per-file ioctls
+ *   policy.c huge-folio policy: huge=, per-file policy, the override
+ *   truncate.c  hole punch and truncate: split, zero, free
+ *   ioctl.c  the ioctls of <linux/hugetmpfs.h>
  *   alloc.c  folio allocation
  *   holes.c  hole records: which pages of huge folios hold data
  *   shrink.c the hole shrinker: gives the memory of holes back
@@ -318,16 +320,22 @@ ssize_t htmpfs_listxattr(struct dentry *dentry, char *buffer, size_t size);
 /* mmap.c */
 int htmpfs_mmap(struct file *file, struct vm_area_struct *vma);
 
-/* huge.c */
+/* policy.c: a leaf, which calls no other file of the module */
 bool htmpfs_huge_allowed(struct inode *inode, pgoff_t index, loff_t write_end,
 			 struct vm_area_struct *vma);
-void htmpfs_punch(struct inode *inode, loff_t start, loff_t end);
-void htmpfs_truncate(struct inode *inode, loff_t size);
 bool htmpfs_huge_denied(void);
 enum htmpfs_huge htmpfs_file_huge(struct inode *inode);
+int htmpfs_huge_from_user(u32 val);
 u32 htmpfs_huge_to_user(int huge);
-long htmpfs_huge_ioctl(struct file *file, unsigned int cmd, u32 __user *arg);
-long htmpfs_stat_ioctl(struct file *file, void __user *arg);
+int htmpfs_override_set(const char *val);
+int htmpfs_override_show(char *buf);
+
+/* truncate.c */
+void htmpfs_punch(struct inode *inode, loff_t start, loff_t end);
+void htmpfs_truncate(struct inode *inode, loff_t size);
+
+/* ioctl.c */
+long htmpfs_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
 /* alloc.c */
 
@@ -467,9 +475,6 @@ void htmpfs_holes_release(struct inode *inode);
 long htmpfs_holes_reclaim(struct htmpfs_sb_info *sbi, struct mem_cgroup *memcg,
 			  long pages);
 
-/* super.c */
-void htmpfs_queue_all_mounts(void);
-
 /* collapse.c */
 
 /* What became of a 2 MiB range that was to be collapsed */
@@ -486,7 +491,6 @@ enum htmpfs_collapse {
 
 enum htmpfs_collapse htmpfs_collapse(struct inode *inode, pgoff_t index,
 				     unsigned int max_holes, gfp_t gfp);
-long htmpfs_collapse_ioctl(struct file *file, void __user *arg);
 
 /* scan.c */
 #define HTMPFS_COLLAPSE_MAX_HOLES	64	/* default of collapse_max_holes */

@@ -587,13 +587,33 @@ static void htmpfs_queue_mount(struct super_block *sb, void *unused)
 	htmpfs_scan_queue_sb(sb);
 }
 
-/**
- * htmpfs_queue_all_mounts - have the collapse thread look at every mount
+/*
+ * huge_override= (policy.c): once huge folios are allowed again, what got
+ * small pages meanwhile is queued for the collapse thread, in every mount.
  */
-void htmpfs_queue_all_mounts(void)
+static int htmpfs_override_param_set(const char *val,
+				     const struct kernel_param *kp)
 {
-	iterate_supers_type(&htmpfs_fs_type, htmpfs_queue_mount, NULL);
+	int lifted = htmpfs_override_set(val);
+
+	if (lifted > 0)
+		iterate_supers_type(&htmpfs_fs_type, htmpfs_queue_mount, NULL);
+	return min(lifted, 0);
 }
+
+static int htmpfs_override_param_get(char *buf, const struct kernel_param *kp)
+{
+	return htmpfs_override_show(buf);
+}
+
+static const struct kernel_param_ops htmpfs_override_ops = {
+	.set = htmpfs_override_param_set,
+	.get = htmpfs_override_param_get,
+};
+
+module_param_cb(huge_override, &htmpfs_override_ops, NULL, 0644);
+MODULE_PARM_DESC(huge_override,
+		 "none (mounts' huge= decides), deny (never huge) or force (always huge)");
 
 static int __init htmpfs_init(void)
 {

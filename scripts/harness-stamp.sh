@@ -26,7 +26,7 @@ key=$( {
 	cat bench/*.[ch] bench/run-bench bench/report.py \
 		$(find fstests -maxdepth 1 -type f | sort) \
 		tests/harness-* tests/run-tests tests/lib.sh \
-		hugetmpfs/super.c hugetmpfs/stats.c hugetmpfs/huge.c \
+		hugetmpfs/super.c hugetmpfs/stats.c hugetmpfs/policy.c \
 		include/uapi/linux/*.h \
 		scripts/check.sh scripts/harness-stamp.sh
 } | sha256sum | cut -c1-16)
