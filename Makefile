@@ -26,7 +26,7 @@ BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 .PHONY: all deps kernel rootfs module tests run check checkpatch sparse \
 	clean distclean bench-deps bench-kernel bench-module bench-bins bench \
 	fstests-build fstests soak install uninstall deb check-install \
-	check-build
+	check-build user
 
 all: module rootfs tests bench-bins fstests-build
 
@@ -54,7 +54,25 @@ endef
 module: kernel
 	$(call build-module,$(KDIR),$(MODSRC))
 
-tests: deps $(TEST_BINS) $(BUILD)/tests/hugetmpfsctl
+tests: deps $(TEST_BINS) $(BUILD)/tests/hugetmpfsctl $(BUILD)/tests/README.md \
+	user
+	@rm -rf $(BUILD)/tests/user && cp -a $(USER_DIR) $(BUILD)/tests/user
+
+# What an installed system has, for make run's guest to put in /usr/local:
+# hugetmpfsctl and the manual page (t-readme.sh does the same).
+USER_DIR := $(BUILD)/user
+user: $(USER_DIR)/sbin/hugetmpfsctl $(USER_DIR)/share/man/man5/hugetmpfs.5
+
+$(USER_DIR)/sbin/hugetmpfsctl: $(BUILD)/tools/hugetmpfsctl
+	install -D -m 0755 $< $@
+
+$(USER_DIR)/share/man/man5/hugetmpfs.5: man/hugetmpfs.5
+	install -D -m 0644 $< $@
+
+# t-readme.sh runs the README's guest session as written.
+$(BUILD)/tests/README.md: README.md
+	@mkdir -p $(@D)
+	cp $< $@
 
 # User tools; the guest finds hugetmpfsctl next to the tests (on its PATH).
 TOOL_CFLAGS := -O2 -Wall -Wextra -Iinclude/uapi
@@ -106,10 +124,10 @@ fstests: fstests-build rootfs $(if $(filter bench,$(FSTESTS_KERNEL)),bench-modul
 		--kernel "$(KDIR)/arch/x86/boot/bzImage" --module $(MODULE))
 
 # make run [CMD='shell command'] [SHARE=/host/dir]
-run: all
+run: all user
 	scripts/qemu-run.sh --kernel "$(KDIR)/arch/x86/boot/bzImage" \
 		--rootfs "$(ROOTFS)" \
-		--module $(MODULE) --timeout 0 \
+		--module $(MODULE) --timeout 0 --add $(USER_DIR) \
 		$(if $(SHARE),--share "$(SHARE)") $(if $(CMD),--cmd "$$CMD")
 
 # make check [T='glob of test names']: the tests, and the install suite

@@ -325,7 +325,7 @@ bool htmpfs_huge_allowed(struct inode *inode, pgoff_t index, loff_t write_end,
 			 struct vm_area_struct *vma);
 bool htmpfs_huge_denied(void);
 enum htmpfs_huge htmpfs_file_huge(struct inode *inode);
-int htmpfs_huge_from_user(u32 val);
+bool htmpfs_huge_from_user(u32 val, int *huge);
 u32 htmpfs_huge_to_user(int huge);
 int htmpfs_override_set(const char *val);
 int htmpfs_override_show(char *buf);

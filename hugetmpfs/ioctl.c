@@ -40,8 +40,7 @@ static long htmpfs_huge_ioctl(struct file *file, unsigned int cmd,
 				arg);
 	if (get_user(val, arg))
 		return -EFAULT;
-	huge = htmpfs_huge_from_user(val);
-	if (huge < 0) {
+	if (!htmpfs_huge_from_user(val, &huge)) {
 		pr_warn_ratelimited("hugetmpfs: HUGETMPFS_IOC_SET_HUGE: %u is not a policy (0 to 4)\n",
 				    val);
 		return -EINVAL;

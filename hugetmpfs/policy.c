@@ -100,19 +100,24 @@ static const u32 htmpfs_huge_uapi[] = {
 /**
  * htmpfs_huge_from_user - a policy from the user interface's value
  * @val: HUGETMPFS_HUGE_*
+ * @huge: where to put the policy, or HTMPFS_HUGE_INHERIT
  *
- * Return: the policy, HTMPFS_HUGE_INHERIT, or -EINVAL for no policy.
+ * Return: false if @val is no policy.
  */
-int htmpfs_huge_from_user(u32 val)
+bool htmpfs_huge_from_user(u32 val, int *huge)
 {
 	int i;
 
+	*huge = HTMPFS_HUGE_INHERIT;
 	if (val == HUGETMPFS_HUGE_INHERIT)
-		return HTMPFS_HUGE_INHERIT;
-	for (i = 0; i < ARRAY_SIZE(htmpfs_huge_uapi); i++)
-		if (htmpfs_huge_uapi[i] == val)
-			return i;
-	return -EINVAL;
+		return true;
+	for (i = 0; i < ARRAY_SIZE(htmpfs_huge_uapi); i++) {
+		if (htmpfs_huge_uapi[i] == val) {
+			*huge = i;
+			return true;
+		}
+	}
+	return false;
 }
 
 /**
