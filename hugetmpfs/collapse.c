@@ -4,7 +4,7 @@
  * holes) of an aligned 2 MiB range of a file, mapped or not. Mainline leaves
  * this to khugepaged, which only visits files mapped in a VMA and leaves
  * ours alone (AS_SWAP_BACKED); here the file system does it itself, for
- * HUGETMPFS_IOC_COLLAPSE (and, later, its own thread).
+ * HUGETMPFS_IOC_COLLAPSE (ioctl.c) and its own thread (scan.c).
  *
  * Collapsing one range, with the inode lock and the invalidate lock held,
  * so that no write, fallocate, truncate, punch or fault can change it:
@@ -33,8 +33,6 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/swap.h>
-#include <linux/uaccess.h>
-#include <uapi/linux/hugetmpfs.h>
 
 #include "internal.h"
 #include "trace.h"
@@ -74,17 +72,20 @@ static enum htmpfs_collapse htmpfs_collapse_lock(struct inode *inode,
 	while (i < end) {
 		folio = filemap_lock_folio(inode->i_mapping, i);
 		if (IS_ERR(folio)) {
+			void *entry = xa_load(&inode->i_mapping->i_pages, i);
+
 			/*
 			 * In swap: its use will bring it back, and the file
 			 * is queued then. Reading it in here would fight
 			 * the reclaim that put it there.
 			 */
-			if (xa_is_value(xa_load(&inode->i_mapping->i_pages,
-						i))) {
+			if (xa_is_value(entry)) {
 				htmpfs_collapse_release(r);
 				return HTMPFS_COLLAPSE_BUSY;
 			}
-			i++;
+			/* Back from swap (read(2), swapoff) since: no hole. */
+			if (!entry)
+				i++;
 			continue;
 		}
 		r->folios[r->nr++] = folio;

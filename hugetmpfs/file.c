@@ -14,7 +14,6 @@
 #include <linux/posix_acl.h>
 #include <linux/swap.h>
 #include <linux/uio.h>
-#include <uapi/linux/hugetmpfs.h>
 
 #include "internal.h"
 

@@ -20,7 +20,7 @@
  *   export.c file handles (name_to_handle_at, NFS export)
  *   mpol.c   NUMA placement: mpol= and mbind()
  *   quota.c  usrquota and grpquota, in memory
- *   collapse.c  rebuilding huge folios from small ones (the collapse ioctl)
+ *   collapse.c  rebuilding huge folios from small ones
  *   scan.c   the collapse thread: which files to collapse, and when
  *   cache.c  page cache slots: folios in, swap entries in their place
  *   swap.c   swap: out under reclaim, back in on use, and on swapoff

@@ -310,8 +310,9 @@ static struct folio *htmpfs_swap_split_entry(struct address_space *mapping,
 
 	/* Swapoff frees the swap cache: only with the device held. */
 	si = get_swap_device(swap);
-	if (!si)
-		return ERR_PTR(-EEXIST);	/* swapoff brought it in */
+	if (!si)	/* swapoff brought it in, or the entry is bad */
+		return ERR_PTR(htmpfs_swap_order(mapping, base, entry) < 0 ?
+			       -EEXIST : -EIO);
 	folio = swap_cache_get_folio(swap, NULL, 0);
 	put_swap_device(si);
 	if (folio && folio_order(folio) == order)
@@ -368,8 +369,9 @@ struct folio *htmpfs_swapin(struct inode *inode, pgoff_t index, void *entry)
 		return ERR_PTR(-EIO);
 	/* Keeps swapoff from freeing the device under us. */
 	si = get_swap_device(swap);
-	if (!si)
-		return ERR_PTR(-EEXIST);	/* swapoff brought it in */
+	if (!si)	/* swapoff brought it in, or the entry is bad */
+		return ERR_PTR(htmpfs_swap_order(mapping, index, entry) < 0 ?
+			       -EEXIST : -EIO);
 	err = -EEXIST;
 	order = htmpfs_swap_order(mapping, index, entry);
 	if (order < 0)

@@ -33,27 +33,41 @@ def strip(text):
     return re.sub(r"'(?:\\.|[^'\\\n])*'", "''", text)
 
 
+def heads(lines, start_re):
+    """(line, name) of each function head start_re matches, also where
+    the head's first line holds only the return type (kernel style allows
+    "static inline int\nname(...)"), and not where it is an attribute
+    such as __printf(1, 2) above the real head."""
+    out = []
+    for i, line in enumerate(lines):
+        m = start_re.match(line)
+        if m:
+            out.append((i, m.group(1)))
+        elif (i + 1 < len(lines) and "(" not in line and ";" not in line
+              and line[:1].isalpha() and not line.rstrip().endswith(":")):
+            m = start_re.match(line.rstrip() + " " + lines[i + 1])
+            if m:
+                out.append((i, m.group(1)))
+    return out
+
+
 def bodies(lines, start_re):
     """(name, body text) for each function whose head matches start_re"""
-    out, i = [], 0
-    while i < len(lines):
-        m = start_re.match(lines[i])
-        if not m:
-            i += 1
-            continue
-        j = i
+    out = []
+    starts = heads(lines, start_re)
+    for n, (i, name) in enumerate(starts):
+        j = i + 1
         while j < len(lines) and not lines[j].startswith("{"):
-            if lines[j].rstrip().endswith(";") and j > i:
+            if ";" in lines[j] or (n + 1 < len(starts) and
+                                   starts[n + 1][0] == j):
                 break
             j += 1
         if j >= len(lines) or not lines[j].startswith("{"):
-            i += 1
             continue
         k = j + 1
         while k < len(lines) and not lines[k].startswith("}"):
             k += 1
-        out.append((m.group(1), "\n".join(lines[j:k + 1])))
-        i = k + 1
+        out.append((name, "\n".join(lines[j:k + 1])))
     return out
 
 

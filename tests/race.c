@@ -10,9 +10,11 @@
  * do not overlap, so the outcome is deterministic whatever the timing: at
  * the end every byte of every file must match its worker's model.
  *
- * usage: race [-w workers] [-n ops] [-s seed] [-t seconds] DIR
+ * usage: race [-w workers] [-n ops] [-f stopfile] [-s seed] [-t seconds] DIR
  *   -n ops per worker (default 2000), or with -t, as many as fit in that
- *   many seconds (make soak).
+ *   many seconds (make soak). With -f, each worker goes on after its ops
+ *   until STOPFILE exists: the caller stops the workers once every
+ *   background mechanism has acted, whatever the machine's speed.
  * Exits 0 if all is consistent, 1 on a mismatch (it says where), 2 on a
  * usage or system error.
  */
@@ -38,6 +40,7 @@
 static unsigned long long rng;
 static int worker;
 static long opno;
+static const char *stop_file;	/* -f */
 static int can_zero;	/* FALLOC_FL_ZERO_RANGE: hugetmpfs has it */
 
 static unsigned long long rnd(void)
@@ -112,6 +115,20 @@ static void check_read(int fd, long base, const unsigned char *model,
 	compare("pread", base + off, buf, model + off, len);
 }
 
+/* Has this worker done enough? */
+static int done(long nops, double until)
+{
+	struct timespec t;
+
+	if (until) {
+		if (opno & 63)
+			return 0;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		return t.tv_sec >= until;
+	}
+	return opno >= nops && (!stop_file || !access(stop_file, F_OK));
+}
+
 static void work(int shared, long base, int own, long nops, double until)
 {
 	static unsigned char slice[SLICE], mine[OWN_MAX], buf[OWN_MAX];
@@ -123,14 +140,7 @@ static void work(int shared, long base, int own, long nops, double until)
 		   base);
 	if (map == MAP_FAILED)
 		die("mmap", base, errno, 0);
-	for (opno = 0; until ? 1 : opno < nops; opno++) {
-		if (until && !(opno & 63)) {
-			struct timespec t;
-
-			clock_gettime(CLOCK_MONOTONIC, &t);
-			if (t.tv_sec >= until)
-				break;
-		}
+	for (opno = 0; !done(nops, until); opno++) {
 		off = rnd_off(SLICE);
 		len = rnd_len(off, SLICE);
 		switch (rnd() % 12) {
@@ -220,13 +230,16 @@ int main(int argc, char **argv)
 	double until = 0;
 	pid_t pid[MAX_WORKERS];
 
-	while ((opt = getopt(argc, argv, "w:n:s:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "w:n:f:s:t:")) != -1) {
 		switch (opt) {
 		case 'w':
 			workers = atoi(optarg);
 			break;
 		case 'n':
 			nops = atol(optarg);
+			break;
+		case 'f':
+			stop_file = optarg;
 			break;
 		case 's':
 			seed = strtoull(optarg, NULL, 0);
@@ -235,7 +248,7 @@ int main(int argc, char **argv)
 			seconds = atol(optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: race [-w workers] [-n ops] [-s seed] [-t seconds] DIR\n");
+			fprintf(stderr, "usage: race [-w workers] [-n ops] [-f stopfile] [-s seed] [-t seconds] DIR\n");
 			return 2;
 		}
 	}

@@ -8,8 +8,8 @@
  *
  * usage: swapin-race -p readers -r rounds CGROUP FILE EXPECTED
  *   CGROUP: the memory cgroup FILE is charged to; EXPECTED: what FILE holds
- * Prints the pages read wrong; exits 0 if none, 1 if any (or if less than a
- * quarter of the file went to swap before a round), 2 on an error.
+ * Prints the pages read wrong; exits 0 if none, 1 if any, 3 if less than a
+ * quarter of the file went to swap before a round, 2 on an error.
  */
 #include <signal.h>
 #include <sys/mman.h>
@@ -121,7 +121,7 @@ int main(int argc, char **argv)
 		if (swapped < size / 4) {
 			fprintf(stderr, "round %d: less than a quarter of the file in swap: nothing to race\n",
 				round);
-			return 1;
+			return 3;
 		}
 
 		fd = MUST(open(argv[optind + 1], O_RDONLY));

@@ -48,6 +48,7 @@ restore() {
 	stop_loops
 	echo "$ksleep" >$khd/scan_sleep_millisecs
 	echo "$kalloc" >$khd/alloc_sleep_millisecs
+	rm -f $stop
 	umount $m 2>/dev/null
 	zram_off
 	rmdir $cg 2>/dev/null
@@ -57,6 +58,22 @@ zram_on 512M || exit 2
 mkdir -p $m $cg
 
 vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+stop=/tmp/t-race.stop.$$
+
+# acted FS: swap-out, migration and (hugetmpfs) collapse all happened since
+# the counts were taken
+acted() {
+	local k v swapped=0 migrated=0
+	while read -r k v; do
+		case $k in
+		pswpout) swapped=$((v - swapped0)) ;;
+		pgmigrate_success) migrated=$((v - migrated0)) ;;
+		esac
+	done </proc/vmstat
+	[ $swapped -gt 0 ] && [ $migrated -gt 0 ] || return 1
+	[ "$1" != hugetmpfs ] ||
+		[ "$(<"/sys/fs/hugetmpfs/$(mountpoint -d $m)/collapsed")" -gt 0 ]
+}
 
 # start_loops FS: the mechanisms, in the background, until stop_loops
 start_loops() {
@@ -117,14 +134,29 @@ for fs in hugetmpfs tmpfs; do
 	start_loops $fs
 	args=(-w 4 -s $seed)
 	[ $fs = tmpfs ] && seconds=$tmpfs_seconds ops=$tmpfs_ops
+	rm -f $stop
 	if [ "$seconds" -gt 0 ]; then
 		args+=(-t "$seconds")
 	else
-		args+=(-n "$ops")
+		args+=(-n "$ops" -f $stop)
 	fi
 	progress "$fs: race ${args[*]}"
-	in_cgroup $cg race "${args[@]}" $m
+	in_cgroup $cg race "${args[@]}" $m &
+	rpid=$!
+	# The workers go on past their operations until swap-out, migration
+	# and (on hugetmpfs) collapse have each acted at least once: the
+	# outcome may not depend on the machine's speed. The checks below
+	# say which did not, if one never did.
+	if [ "$seconds" = 0 ]; then
+		for ((i = 0; i < 600; i++)); do
+			acted $fs && break
+			sleep 1
+		done
+		touch $stop
+	fi
+	wait $rpid
 	rc=$?
+	rm -f $stop
 	stop_loops
 	[ $fs = hugetmpfs ] && echo N >$params/collapse_thread
 	migrated=$(( $(vmstat pgmigrate_success) - migrated0 ))
