@@ -6,7 +6,14 @@
  * back; the one that arrives second must read the data, not zeroes: a page
  * coming back from swap is not a hole.
  *
- * usage: swapin-race -p readers -r rounds CGROUP FILE EXPECTED
+ * With -T, truncation instead: from the last page down, FILE is cut 100
+ * bytes into a page while the readers read that page (swapping it in),
+ * then grown by the rest of the page: its first 100 bytes must be as
+ * written and the rest zeroes (truncate zeroes the tail of the new last
+ * page, and must not take a page coming back from swap for a hole).
+ * FILE is left empty.
+ *
+ * usage: swapin-race [-T] -p readers -r rounds CGROUP FILE EXPECTED
  *   CGROUP: the memory cgroup FILE is charged to; EXPECTED: what FILE holds
  * Prints the pages read wrong; exits 0 if none, 1 if any, 3 if less than a
  * quarter of the file went to swap before a round, 2 on an error.
@@ -77,16 +84,77 @@ static long reclaim(const char *cg, const char *val)
 	return swapped;
 }
 
+/*
+ * -T: cut FILE page by page from the end while @readers read the page being
+ * cut; returns how many pages were wrong after it.
+ */
+static long truncate_race(int fd, const char *want, long size, int readers)
+{
+	volatile long *cur = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	static const char zeroes[PAGE];
+	char buf[PAGE];
+	long n, bad = 0;
+	int i, status;
+
+	if (cur == MAP_FAILED)
+		exit(2);
+	*cur = size / PAGE - 1;
+	for (i = 0; i < readers; i++) {
+		if (MUST(fork()) == 0) {
+			long page;
+
+			while ((page = *cur) >= 0)
+				if (pread(fd, buf, PAGE, page * PAGE) < 0)
+					exit(2);
+			exit(0);
+		}
+	}
+	for (n = size / PAGE - 1; n >= 0; n--) {
+		volatile long spin;
+
+		*cur = n;
+		/*
+		 * Cut while a reader's swap-in of the page is under way: at
+		 * a different point of it each time.
+		 */
+		for (spin = (n * 7919 % 64) * 64; spin > 0; spin--)
+			;
+		MUST(ftruncate(fd, n * PAGE + 100));
+		MUST(ftruncate(fd, (n + 1) * PAGE));
+		if (pread(fd, buf, PAGE, n * PAGE) != PAGE)
+			exit(2);
+		if (memcmp(buf, want + n * PAGE, 100) ||
+		    memcmp(buf + 100, zeroes, PAGE - 100)) {
+			if (bad++ < 5)
+				fprintf(stderr, "page %ld: %s wrong after the cut\n",
+					n, memcmp(buf, want + n * PAGE, 100) ?
+					"the head" : "the tail");
+		}
+		MUST(ftruncate(fd, n * PAGE));
+	}
+	*cur = -1;
+	for (i = 0; i < readers; i++) {
+		MUST(wait(&status));
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			exit(2);
+	}
+	munmap((void *)cur, PAGE);
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
-	int readers = 4, rounds = 4, opt, round, fd, efd, i;
+	int readers = 4, rounds = 4, opt, round, fd, efd, i, cut = 0;
 	long size, swapped_total = 0, wrong = 0;
 	char val[32];
 	const char *want;
 	struct stat st;
 
-	while ((opt = getopt(argc, argv, "p:r:")) != -1) {
-		if (opt == 'p')
+	while ((opt = getopt(argc, argv, "Tp:r:")) != -1) {
+		if (opt == 'T')
+			cut = 1;
+		else if (opt == 'p')
 			readers = atoi(optarg);
 		else if (opt == 'r')
 			rounds = atoi(optarg);
@@ -124,6 +192,16 @@ int main(int argc, char **argv)
 			return 3;
 		}
 
+		if (cut) {
+			long bad;
+
+			fd = MUST(open(argv[optind + 1], O_RDWR));
+			bad = truncate_race(fd, want, size, readers);
+			printf("round %d: %ld pages wrong after the cut\n", round, bad);
+			wrong += bad;
+			close(fd);
+			break;	/* FILE is empty now */
+		}
 		fd = MUST(open(argv[optind + 1], O_RDONLY));
 		MUST(pipe(go));
 		for (i = 0; i < readers; i++) {
@@ -144,7 +222,8 @@ int main(int argc, char **argv)
 		}
 		close(fd);
 	}
-	printf("%d rounds, %d readers: %ld KiB in swap in all, %ld readers read pages wrong\n",
-	       rounds, readers, swapped_total >> 10, wrong);
+	printf("%s, %d readers: %ld KiB in swap in all, %ld %s\n",
+	       cut ? "cut" : "read", readers, swapped_total >> 10, wrong,
+	       cut ? "pages wrong" : "readers read pages wrong");
 	return wrong ? 1 : 0;
 }

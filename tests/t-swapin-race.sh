@@ -6,7 +6,11 @@
 # in between, the second look finds a folio, which once read as a hole
 # (zeroes). Four readers read a file in zram swap page by page, in the same
 # order, so that they meet on pages being swapped in; every page must read
-# as the generator wrote it, round after round. The same on tmpfs.
+# as the generator wrote it, round after round. Then truncate: the file in
+# swap is cut 100 bytes into a page while readers read that page, from the
+# last page down, and grown again: the tail of that page must be zeroes
+# (tmpfs and hugetmpfs zero it; taking the page for a hole left it as it
+# was). The same on tmpfs.
 # timeout: 600
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -38,6 +42,14 @@ for fs in hugetmpfs tmpfs; do
 	check "$fs: the file went to swap before each round" test $rc != 3
 	check "$fs: every reader read every page as written" test $rc = 0
 	check "$fs: f reads back" test "$(md5 $m/f)" = "$(seed_md5 21 $mb)"
+	for round in 1 2 3; do
+		in_cgroup $cg dd if="$src" of=$m/f bs=1M status=none
+		in_cgroup $cg "$HT_TESTS/swapin-race" -T -p 2 -r 1 $cg $m/f "$src"
+		rc=$?
+		check "$fs: cut $round: the file went to swap first" test $rc != 3
+		check "$fs: cut $round: each page cut while read has a zeroed tail" \
+			test $rc = 0
+	done
 	rm $m/f
 	umount $m
 done
