@@ -70,6 +70,10 @@ def load(d):
             r["round"] = int(r["round"])
             r["value"] = float(r["value"])
             rows.append(r)
+    # A failed run (data check, exit status) has a "failed" row and no
+    # figures: it is left out of every median, and named as a problem.
+    rows = [r for r in rows if r["metric"] != "failed"] + \
+        [r for r in rows if r["metric"] == "failed"]
     plan = []
     with open(os.path.join(d, "plan.txt")) as f:
         plan = [tuple(line.split()) for line in f if line.strip()]
@@ -89,7 +93,13 @@ def check(rows, plan, meta):
     problems = []
     rounds = int(meta.get("rounds", "1"))
     have = {}
+    failed = {}
     for r in rows:
+        if r["metric"] == "failed":
+            failed.setdefault((r["workload"], r["mount"]), set()).add(r["round"])
+            problems.append("FAILED: %s on %s in round %d (left out)"
+                            % (r["workload"], r["mount"], r["round"]))
+            continue
         have.setdefault((r["workload"], r["mount"], r["metric"]), set()).add(r["round"])
         if r["value"] != r["value"]:
             problems.append("NaN: %s" % r)
@@ -101,7 +111,7 @@ def check(rows, plan, meta):
             continue
         for metric in EXPECTED[prefix(w)] + PEAKS:
             got = have.get((w, m, metric), set())
-            if len(got) != rounds:
+            if len(got) != rounds - len(failed.get((w, m), ())):
                 problems.append("%s on %s: %s in %d of %d rounds"
                                 % (w, m, metric, len(got), rounds))
     return problems
@@ -130,6 +140,8 @@ def analyse(rows):
     """{(workload, metric): {"unit", "series": {mount: {round: v}}, ...}}"""
     figs = {}
     for r in rows:
+        if r["metric"] == "failed":
+            continue
         f = figs.setdefault((r["workload"], r["metric"]),
                             {"unit": r["unit"], "series": {}})
         f["series"].setdefault(r["mount"], {})[r["round"]] = r["value"]
