@@ -174,14 +174,17 @@ static char *fragmented(const char *path, size_t size, struct agent *a,
 	return map;
 }
 
+/* Every byte as fragmented() wrote it: the page's offset, then zeroes. */
 static void verify(const char *map, size_t size)
 {
+	static const char zeroes[PAGE];
 	size_t off;
 
 	for (off = 0; off < size; off += PAGE)
-		if (*(const uint64_t *)(map + off) != off) {
+		if (*(const uint64_t *)(map + off) != off ||
+		    memcmp(map + off + 8, zeroes, PAGE - 8)) {
 			errno = EIO;
-			die("wrong data at %zu", off);
+			die("wrong data in the page at %zu", off);
 		}
 }
 

@@ -4,7 +4,7 @@
  * really take per byte of data, as the kernel counts it (Shmem in
  * /proc/meminfo) and as the mount's statfs does, before and after the
  * kernel is asked to drop its caches (which runs the hole shrinker), and
- * how long that takes.
+ * how long that takes. Every byte of every file is checked after that.
  *
  *	smallfiles DIR COUNT SIZE	e.g. smallfiles /mnt/b 1000 64k
  */
@@ -34,7 +34,7 @@ static void memory(const char *when, const char *dir, long shmem0,
 
 int main(int argc, char **argv)
 {
-	char path[4096], *buf;
+	char path[4096], *buf, *got;
 	size_t size, done;
 	long count, i, shmem0;
 	double used0, t;
@@ -52,7 +52,8 @@ int main(int argc, char **argv)
 		die("COUNT '%s'", argv[2]);
 	}
 	buf = malloc(1 << 20);
-	if (!buf)
+	got = malloc(1 << 20);
+	if (!buf || !got)
 		die("malloc");
 	memset(buf, 'x', 1 << 20);
 
@@ -65,6 +66,8 @@ int main(int argc, char **argv)
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
 		if (fd < 0)
 			die("create %s", path);
+		/* Each file's own first bytes, so a mixed-up file is caught. */
+		memcpy(buf, &i, sizeof(i));
 		for (done = 0; done < size; done += n) {
 			n = size - done < (1 << 20) ? size - done : (1 << 20);
 			n = write(fd, buf, n);
@@ -81,11 +84,29 @@ int main(int argc, char **argv)
 	figure("shrink_pass", now() - t, "s");
 	memory("dropped", argv[1], shmem0, used0, (double)count * size);
 
+	/* After the shrink, every byte of every file as written. */
 	for (i = 0; i < count; i++) {
 		snprintf(path, sizeof(path), "%s/sf%ld", argv[1], i);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			die("open %s", path);
+		memcpy(buf, &i, sizeof(i));
+		for (done = 0; done < size; done += n) {
+			n = size - done < (1 << 20) ? size - done : (1 << 20);
+			if (pread(fd, got, n, done) != n)
+				die("read %s at %zu", path, (size_t)done);
+			/* Each write began at buf, with its stamp. */
+			if (memcmp(got, buf, n)) {
+				errno = EIO;
+				die("%s: wrong data in the MiB at %zu", path,
+				    (size_t)done);
+			}
+		}
+		close(fd);
 		if (unlink(path))
 			die("unlink %s", path);
 	}
+	free(got);
 	free(buf);
 	return 0;
 }
