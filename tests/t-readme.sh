@@ -14,16 +14,16 @@ user=$HT_TESTS/user
 [ -d "$user" ] || { echo "no user directory beside the tests"; exit 2; }
 
 # The session's lines: the indented block of that section
-mapfile -t lines < <(awk '/^## A first session in the guest/ { on = 1; next }
+mapfile -t lines <<<"$(awk '/^## A first session in the guest/ { on = 1; next }
 	on && /^## / { exit }
-	on && /^    [^ ]/ { print substr($0, 5) }' "$readme")
+	on && /^    [^ ]/ { print substr($0, 5) }' "$readme")"
 check "the README has the session (${#lines[@]} lines)" test ${#lines[@]} -ge 5
 
 # As make run's guest: what guest-init puts in /usr/local, taken out after
 added=()
 while read -r f; do
 	[ -e "/usr/local/$f" ] || added+=("/usr/local/$f")
-done < <(cd "$user" && find . -type f | sed 's|^\./||')
+done <<<"$(cd "$user" && find . -type f | sed 's|^\./||')"
 cp -a "$user/." /usr/local/
 mounted=""
 if mountpoint -q /mnt/huge; then
