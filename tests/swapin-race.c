@@ -168,6 +168,7 @@ int main(int argc, char **argv)
 	fd = MUST(open(argv[optind + 1], O_RDONLY));
 	efd = MUST(open(argv[optind + 2], O_RDONLY));
 	MUST(fstat(fd, &st));
+	close(fd);	/* each round opens it anew */
 	size = st.st_size & ~(PAGE - 1);
 	want = (const char *)MUST(mmap(NULL, size, PROT_READ, MAP_PRIVATE, efd, 0));
 	snprintf(val, sizeof(val), "%ld", 4 * size);

@@ -57,22 +57,21 @@ trap restore EXIT
 zram_on 512M || exit 2
 mkdir -p $m $cg
 
-vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+# vmstat KEY: its count in /proc/vmstat (no process: acted() polls it)
+vmstat() {
+	local k v
+	while read -r k v; do
+		[ "$k" = "$1" ] && { echo "$v"; return; }
+	done </proc/vmstat
+}
 stop=/tmp/t-race.stop.$$
 
 # acted FS: swap-out, migration and (hugetmpfs) collapse all happened since
 # the counts were taken
 acted() {
-	local k v swapped=0 migrated=0
-	while read -r k v; do
-		case $k in
-		pswpout) swapped=$((v - swapped0)) ;;
-		pgmigrate_success) migrated=$((v - migrated0)) ;;
-		esac
-	done </proc/vmstat
-	[ $swapped -gt 0 ] && [ $migrated -gt 0 ] || return 1
-	[ "$1" != hugetmpfs ] ||
-		[ "$(<"/sys/fs/hugetmpfs/$(mountpoint -d $m)/collapsed")" -gt 0 ]
+	[ $(( $(vmstat pswpout) - swapped0 )) -gt 0 ] &&
+		[ $(( $(vmstat pgmigrate_success) - migrated0 )) -gt 0 ] &&
+		{ [ "$1" != hugetmpfs ] || [ "$(<$sys/collapsed)" -gt 0 ]; }
 }
 
 # start_loops FS: the mechanisms, in the background, until stop_loops
@@ -130,6 +129,7 @@ while True:
 seed=1
 for fs in hugetmpfs tmpfs; do
 	mount -t $fs -o huge=always none $m || exit 2
+	[ $fs = hugetmpfs ] && sys=/sys/fs/hugetmpfs/$(mountpoint -d $m)
 	migrated0=$(vmstat pgmigrate_success) swapped0=$(vmstat pswpout)
 	start_loops $fs
 	args=(-w 4 -s $seed)
@@ -163,7 +163,6 @@ for fs in hugetmpfs tmpfs; do
 	swapped=$(( $(vmstat pswpout) - swapped0 ))
 	stats=""
 	if [ $fs = hugetmpfs ]; then
-		sys=/sys/fs/hugetmpfs/$(mountpoint -d $m)
 		for s in collapsed swap_out swap_in holes_freed splits; do
 			stats+=" $s $(<$sys/$s)"
 		done
