@@ -19,7 +19,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 p=/sys/module/hugetmpfs/parameters
 sys=/sys/fs/hugetmpfs/$(mountpoint -d .)
-size_mb=64
+size_mb=32
 ranges=$((size_mb / 2))
 
 restore() {

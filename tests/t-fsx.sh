@@ -9,7 +9,7 @@
 # timeout: 1500
 set -u
 cd "$HT_MNT" || exit 2
-ops=${FSX_OPS:-500}
+ops=${FSX_OPS:-350}
 seed=${FSX_SEED:-1}
 fails=0
 

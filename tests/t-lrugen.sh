@@ -16,7 +16,7 @@ cg=$root/t-lrugen
 m=/mnt/t-lrugen
 zram=/sys/block/zram0
 lru=/sys/kernel/mm/lru_gen/enabled
-mb=8
+mb=4
 
 [ -e $zram ] || { echo "no zram device (CONFIG_ZRAM)"; exit 2; }
 [ -w $lru ] || { echo "no multi-gen LRU (CONFIG_LRU_GEN)"; exit 2; }

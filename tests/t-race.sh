@@ -25,9 +25,9 @@ m=/mnt/t-race
 zram=/sys/block/zram0
 params=/sys/module/hugetmpfs/parameters
 khd=/sys/kernel/mm/transparent_hugepage/khugepaged
-ops=${RACE_OPS:-200}
+ops=${RACE_OPS:-80}
 # tmpfs is the reference that checks the test itself: fewer will do.
-tmpfs_ops=${RACE_TMPFS_OPS:-100}
+tmpfs_ops=${RACE_TMPFS_OPS:-30}
 seconds=${RACE_SECONDS:-0}
 tmpfs_seconds=${RACE_TMPFS_SECONDS:-$seconds}
 
@@ -153,6 +153,9 @@ for fs in hugetmpfs tmpfs; do
 			sleep 1
 		done
 		touch $stop
+		progress "$fs: every mechanism had acted after ${i} s" \
+			"(swapped out $(( $(vmstat pswpout) - swapped0 )), migrated" \
+			"$(( $(vmstat pgmigrate_success) - migrated0 )))"
 	fi
 	wait $rpid
 	rc=$?

@@ -4,8 +4,8 @@
 # cgroup limited to 8 MiB go partly to swap, with huge folios and with
 # small pages, and read back byte for byte by read() and through a mapping;
 # st_blocks and size= keep counting what is in swap. Huge folios go to swap
-# whole, unless they hold holes. A process's mapped pages are swapped out by
-# memory.reclaim and read back right; a MAP_PRIVATE copy stays private.
+# whole, unless they hold holes. A MAP_PRIVATE copy stays private (pages
+# reclaimed while mapped: t-lrugen.sh).
 # SEEK_DATA/SEEK_HOLE see swapped data as data. Truncate, hole punch and
 # unlink give the swap back, also where they cut a huge folio that is in
 # swap whole. memory.swap.max=0 keeps pages in memory, and so does the
@@ -25,7 +25,6 @@ grep -qw memory $root/cgroup.controllers || { echo "no memory controller"; exit 
 echo +memory >$root/cgroup.subtree_control || exit 2
 
 restore() {
-	[ -n "${mapper:-}" ] && kill "$mapper" 2>/dev/null
 	umount $m $m-tmpfs $m-noswap 2>/dev/null
 	swapoff /dev/zram0 2>/dev/null
 	echo 1 >$zram/reset
@@ -110,21 +109,8 @@ check "seek: swapped data is data ($seek, $(stat0 swap_bytes) bytes in swap)" \
 	test "$seek" = "0 $((mb << 20))"
 # Without a limit a process may map it all: memory.reclaim is the pressure.
 check "mmap: reads back through a mapping" test "$(mmap_md5 $cg $m/f)" = "$sum"
-# A process keeps f mapped; reclaim takes the mapped pages.
-t=$(mktemp -d)
-mkfifo $t/go
-in_cg "$HT_TESTS/pmd-mapper.py" $m/f $t/go >$t/out &
-mapper=$!
-check "a process maps f" wait_for 300 grep -q mapped $t/out
-out0=$(stat0 swap_out)
-echo $((mb / 2))M >$cg/memory.reclaim
-check "mapped pages went to swap" test "$(stat0 swap_out)" -gt "$out0"
-echo go >$t/go
-wait $mapper
-mapper=
-read -r digest kb <<<"$(tail -n1 $t/out)"
-rm -r $t
-check "the mapping reads the same data" test "$digest" = "$sum"
+# (A process's mapped pages reclaimed while it maps them, and read back
+# through its mapping: t-lrugen.sh, with the multi-gen LRU on and off.)
 # MAP_PRIVATE: a write makes a private copy, the file stays.
 echo $((mb / 2))M >$cg/memory.reclaim
 priv=$(in_cg python3 -c 'import mmap, sys

@@ -37,7 +37,7 @@ src=$(seed 21 $mb)
 for fs in hugetmpfs tmpfs; do
 	mount -t $fs -o huge=never none $m || exit 2
 	in_cgroup $cg dd if="$src" of=$m/f bs=1M status=none
-	in_cgroup $cg "$HT_TESTS/swapin-race" -p 4 -r 6 $cg $m/f "$src"
+	in_cgroup $cg "$HT_TESTS/swapin-race" -p 4 -r 4 $cg $m/f "$src"
 	rc=$?
 	check "$fs: the file went to swap before most rounds" test $rc != 3
 	check "$fs: every reader read every page as written" test $rc = 0
